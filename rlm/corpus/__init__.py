@@ -1,0 +1,1 @@
+"""Corpus access: probing, indexing, walking repositories, profiling and searching."""

@@ -1,0 +1,87 @@
+"""Grep-first: anchors from the question, then a regex search over the mmap'd bytes.
+
+Anchors are the things a person would grep for: quoted strings, identifiers such as
+`TXN-4444`, `ERR_CONN_RESET`, `0x1f`, error codes. Search is Python's `re` on bytes (the C
+engine walks the mmap; measured no slower than rg for one file here).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from rlm.corpus.source import TextSource
+
+_QUOTED = re.compile(r"\"([^\"]{2,200})\"|'([^']{2,200})'|`([^`]{2,200})`")
+# identifiers mixing letters and digits, or joined with - _ . (TXN-4444, ERR_CONN, E1234, 0x1f)
+_IDENT = re.compile(r"(?<![\w-])(?=[\w.-]*\d)(?=[\w.-]*[A-Za-z])[A-Za-z0-9][\w.-]*[A-Za-z0-9](?![\w-])")
+_SNAKE = re.compile(r"(?<![\w-])[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+(?![\w-])")
+_CONST = re.compile(r"(?<![\w-])[A-Z][A-Z0-9]{3,}(?![\w-])")
+_LONGNUM = re.compile(r"(?<![\w.-])\d{4,}(?![\w.-])")
+_NOT_ANCHORS = {"HTTP", "JSON", "HTML", "WHAT", "WHEN", "WHERE", "WHICH", "THIS", "THAT", "INFO",
+                "DEBUG", "WARN", "ERROR"}
+
+
+def extract_anchors(question: str) -> list[str]:
+    """Literal strings worth grepping for, in question order, deduplicated."""
+    found: list[str] = []
+    for m in _QUOTED.finditer(question):
+        found.append(next(g for g in m.groups() if g))
+    rest = _QUOTED.sub(" ", question)
+    for rx in (_IDENT, _SNAKE, _CONST, _LONGNUM):
+        for m in rx.finditer(rest):
+            tok = m.group(0).strip(".")
+            if tok.upper() in _NOT_ANCHORS or len(tok) < 3:
+                continue
+            found.append(tok)
+    out: list[str] = []
+    for a in found:
+        if a not in out and not any(a in b for b in out):
+            out = [b for b in out if b not in a]
+            out.append(a)
+    return out
+
+
+@dataclass
+class GrepResult:
+    anchors: list[str]
+    hit_lines: list[int] = field(default_factory=list)  # 1-based, sorted, unique
+    hits_by_anchor: dict[str, int] = field(default_factory=dict)
+    truncated: bool = False  # more hits than max_hits; the rest were not collected
+    bytes_scanned: int = 0
+
+
+def search(src: TextSource, anchors: list[str], max_hits: int = 5000) -> GrepResult:
+    res = GrepResult(anchors=anchors)
+    if not anchors:
+        return res
+    pats = [re.escape(a.encode("utf-8")) for a in anchors]
+    rx = re.compile(b"|".join(pats), re.IGNORECASE)
+    data = src.data
+    lines: set[int] = set()
+    counts = {a: 0 for a in anchors}
+    lowered = {a.lower().encode(): a for a in anchors}
+    for m in rx.finditer(data):
+        ln = src.line_of_offset(m.start())
+        counts[lowered.get(m.group(0).lower(), anchors[0])] += 1
+        if ln not in lines:
+            if len(lines) >= max_hits:
+                res.truncated = True
+                break
+            lines.add(ln)
+    res.hit_lines = sorted(lines)
+    res.hits_by_anchor = counts
+    res.bytes_scanned = src.size
+    return res
+
+
+def regions(hit_lines: list[int], context: int, last_line: int) -> list[tuple[int, int]]:
+    """Merge hits with ±context lines into disjoint (start, end) ranges."""
+    out: list[tuple[int, int]] = []
+    for ln in hit_lines:
+        a, b = max(1, ln - context), min(last_line, ln + context)
+        if out and a <= out[-1][1] + 1:
+            out[-1] = (out[-1][0], max(out[-1][1], b))
+        else:
+            out.append((a, b))
+    return out

@@ -1,0 +1,79 @@
+"""Index, don't ingest: cut a file into chunks on line boundaries, sized from the model window.
+
+A chunk is identified by id, path, byte and line range and a content hash. Its text is built
+only when a sub-call needs it, with the original 1-based line numbers printed before each line
+so the model can cite them. A single line longer than a chunk is cut by bytes (declared).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+from rlm.corpus.source import TextSource
+
+
+@dataclass
+class Chunk:
+    id: str
+    path: str
+    line_start: int
+    line_end: int
+    byte_start: int
+    byte_end: int
+    sha: str
+    source: TextSource
+    cut: bool = False  # a piece of one over-long line (cut by bytes)
+
+    @property
+    def nbytes(self) -> int:
+        return self.byte_end - self.byte_start
+
+    def numbered_text(self, max_line_chars: int = 2000) -> str:
+        if self.cut:
+            raw = bytes(self.source.data[self.byte_start:self.byte_end])
+            return f"{self.line_start}| " + raw.decode("utf-8", "replace")
+        lines = self.source.lines(self.line_start, self.line_end, max_chars=max_line_chars)
+        return "\n".join(f"{self.line_start + i}| {s}" for i, s in enumerate(lines))
+
+    def describe(self) -> str:
+        part = " (piece of an over-long line, cut by bytes)" if self.cut else ""
+        return f"{self.path}:{self.line_start}-{self.line_end}{part}"
+
+
+def chunk_source(src: TextSource, max_bytes: int, prefix: str = "c",
+                 line_ranges: list[tuple[int, int]] | None = None) -> list[Chunk]:
+    """Cut the whole file (or only the given line ranges) into chunks of at most max_bytes."""
+    offs = src.offsets
+    n = len(offs)
+    size = src.size
+    ranges = line_ranges or ([(1, n)] if n else [])
+    chunks: list[Chunk] = []
+
+    def emit(a_line: int, b_line: int, a: int, b: int, cut: bool = False) -> None:
+        digest = hashlib.sha256(src.data[a:b]).hexdigest()[:16]
+        chunks.append(Chunk(f"{prefix}{len(chunks) + 1:04d}", src.display, a_line, b_line, a, b,
+                            digest, src, cut))
+
+    for lo, hi in ranges:
+        start = lo
+        while start <= hi:
+            a = offs[start - 1]
+            end = start
+            # grow line by line until the next line would overflow max_bytes
+            while end < hi and (offs[end + 1] if end + 1 < n else size) - a <= max_bytes:
+                end += 1
+            b = offs[end] if end < n else size
+            if b - a > max_bytes and end == start:
+                # one line longer than a chunk: cut it by bytes (never mid UTF-8 sequence)
+                p = a
+                while p < b:
+                    q = min(b, p + max_bytes)
+                    while q < b and q > p and (src.data[q] & 0xC0) == 0x80:
+                        q -= 1
+                    emit(start, start, p, q, cut=True)
+                    p = q
+            else:
+                emit(start, end, a, b)
+            start = end + 1
+    return chunks

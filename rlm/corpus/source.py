@@ -1,0 +1,159 @@
+"""One text file opened for random access: mmap, lazy line offsets, decoded line ranges.
+
+The corpus is never read whole into a prompt; code reads it through this object. `.gz` files
+and stdin are spooled to a temporary file first so offsets and line numbers refer to the
+decompressed text. Invalid UTF-8 is decoded with replacement characters (declared by the probe).
+"""
+
+from __future__ import annotations
+
+import gzip
+import mmap
+import os
+import sys
+import tempfile
+from array import array
+from bisect import bisect_right
+from pathlib import Path
+
+from rlm.errors import UsageError
+
+SPOOL_LIMIT = 4 * 1024**3  # refuse to spool more than this from stdin/.gz
+
+
+class TextSource:
+    """A file as bytes (mmap) plus 1-based line access. Line numbers refer to the original file."""
+
+    def __init__(self, path: Path, display: str | None = None, spooled: bool = False):
+        self.path = path
+        self.display = display or str(path)
+        self.spooled = spooled
+        self.size = path.stat().st_size
+        self._fh = None
+        self._mm: mmap.mmap | bytes | None = None
+        self._offsets: array | None = None
+
+    # -- opening ------------------------------------------------------------------------------
+    @classmethod
+    def open(cls, path_arg: str) -> "TextSource":
+        """Open a path argument: '-' is stdin, '*.gz' is decompressed; errors are one-liners."""
+        if path_arg == "-":
+            return cls._spool(sys.stdin.buffer, "<stdin>")
+        p = Path(path_arg)
+        if not p.exists():
+            raise UsageError(f"no such file or folder: {path_arg}")
+        if p.is_dir():
+            raise UsageError(f"{path_arg} is a folder, expected a file")
+        if not os.access(p, os.R_OK):
+            raise UsageError(f"cannot read {path_arg}: permission denied")
+        if p.suffix == ".gz":
+            try:
+                with gzip.open(p, "rb") as fh:
+                    return cls._spool(fh, path_arg)
+            except (OSError, EOFError) as e:
+                raise UsageError(f"cannot decompress {path_arg}: {e}") from None
+        return cls(p, display=path_arg)
+
+    @classmethod
+    def _spool(cls, stream, display: str) -> "TextSource":
+        tmp = tempfile.NamedTemporaryFile(prefix="rlm-spool-", suffix=".txt", delete=False)
+        with tmp:
+            copied = 0
+            while True:
+                block = stream.read(1 << 20)
+                if not block:
+                    break
+                copied += len(block)
+                if copied > SPOOL_LIMIT:
+                    os.unlink(tmp.name)
+                    raise UsageError(f"{display}: more than {SPOOL_LIMIT >> 30} GiB to spool")
+                tmp.write(block)
+        return cls(Path(tmp.name), display=display, spooled=True)
+
+    def close(self) -> None:
+        if isinstance(self._mm, mmap.mmap):
+            self._mm.close()
+        if self._fh:
+            self._fh.close()
+        self._mm = None
+        if self.spooled:
+            try:
+                os.unlink(self.path)
+            except OSError:
+                pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # -- bytes --------------------------------------------------------------------------------
+    @property
+    def data(self) -> mmap.mmap | bytes:
+        if self._mm is None:
+            if self.size == 0:
+                self._mm = b""
+            else:
+                try:
+                    self._fh = open(self.path, "rb")
+                except OSError as e:
+                    raise UsageError(f"cannot read {self.display}: {e.strerror}") from None
+                self._mm = mmap.mmap(self._fh.fileno(), 0, access=mmap.ACCESS_READ)
+        return self._mm
+
+    # -- lines --------------------------------------------------------------------------------
+    @property
+    def offsets(self) -> array:
+        """Start offset of every line (1-based line n starts at offsets[n-1])."""
+        if self._offsets is None:
+            data = self.data
+            offs = array("q", [0])
+            find = data.find
+            pos = find(b"\n")
+            while pos != -1:
+                offs.append(pos + 1)
+                pos = find(b"\n", pos + 1)
+            if len(offs) > 1 and offs[-1] == self.size:
+                offs.pop()  # a trailing newline does not start a new line
+            if self.size == 0:
+                offs = array("q")
+            self._offsets = offs
+        return self._offsets
+
+    @property
+    def line_count(self) -> int:
+        return len(self.offsets)
+
+    def line_span(self, start: int, end: int) -> tuple[int, int]:
+        """Byte range [a, b) of lines start..end (1-based, inclusive), newline excluded at the end."""
+        offs = self.offsets
+        a = offs[start - 1]
+        b = offs[end] if end < len(offs) else self.size
+        if b > a and self.data[b - 1 : b] == b"\n":
+            b -= 1
+        return a, b
+
+    def lines(self, start: int, end: int, max_chars: int | None = None) -> list[str]:
+        """Decoded lines start..end (inclusive, clamped to the file). Long lines are cut at
+        max_chars characters (the caller declares the cut)."""
+        n = self.line_count
+        start, end = max(1, start), min(end, n)
+        if start > end:
+            return []
+        a, b = self.line_span(start, end)
+        text = bytes(self.data[a:b]).decode("utf-8", errors="replace")
+        out = text.split("\n")
+        out = [s[:-1] if s.endswith("\r") else s for s in out]
+        if max_chars is not None:
+            out = [s if len(s) <= max_chars else s[:max_chars] for s in out]
+        return out
+
+    def line(self, n: int, max_chars: int | None = None) -> str:
+        got = self.lines(n, n, max_chars)
+        return got[0] if got else ""
+
+    def line_of_offset(self, off: int) -> int:
+        """1-based line number containing byte offset `off`."""
+        return bisect_right(self.offsets, off)
+

@@ -1,0 +1,1 @@
+"""The machinery behind the gate: map (fan-out), guarded reduce, synthesis, coverage."""

@@ -1,0 +1,40 @@
+"""One budget shared by every task of a run: tokens, calls and wall time.
+
+Checked before each call (so a run stops cleanly instead of overshooting by a whole fan-out)
+and charged with the server's real usage after it.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from rlm.models.base import Usage
+
+
+@dataclass
+class Budget:
+    max_tokens: int | None = None  # prompt + completion, all calls together
+    max_calls: int | None = None
+    max_wall_s: float | None = None
+    usage: Usage = field(default_factory=Usage)
+    started: float = field(default_factory=time.monotonic)
+    interrupted: bool = False  # set on Ctrl-C: no new calls start
+
+    def exhausted(self, next_tokens: int = 0) -> str | None:
+        """Why no further call may start (None when one may)."""
+        if self.interrupted:
+            return "interrupted"
+        if self.max_calls is not None and self.usage.calls >= self.max_calls:
+            return f"call budget of {self.max_calls} spent"
+        if self.max_tokens is not None and self.usage.total_tokens + next_tokens > self.max_tokens:
+            return f"token budget of {self.max_tokens:,} would be exceeded"
+        if self.max_wall_s is not None and self.elapsed() > self.max_wall_s:
+            return f"time budget of {self.max_wall_s:g}s spent"
+        return None
+
+    def charge(self, u: Usage) -> None:
+        self.usage.add(u)
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started

@@ -1,0 +1,121 @@
+"""Candidate lines found by code (rare templates, error levels, grep hits) become findings.
+
+Code groups candidates first by shared identifiers (one session id across five distant lines
+is one story), then by template. The model is asked one small, bounded question per group
+(a label and a claim of at most 25 words); evidence always comes from the file, via code.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from rlm import recipe
+from rlm.corpus.source import TextSource
+from rlm.engine.budget import Budget
+from rlm.engine.call import call_json
+from rlm.models.base import Limits, Model
+
+_TIMESTAMP = re.compile(r"^\[?\d{4}-\d{2}-\d{2}[T ]?\d{2}:\d{2}|^\d{1,2}:\d{2}(:\d{2})?")
+_ID = re.compile(r"(?<![\w.-])(?=[\w-]*[A-Za-z])(?=[\w-]*\d)[A-Za-z0-9][\w-]{3,}(?![\w-])")
+_KEYED = re.compile(r"\b(?:user|uid|sess\w*|session\w*|trace\w*|txn\w*|request_id|req_id|"
+                    r"account|actor|client|ip)=([^\s,;]+)", re.I)
+_MASK = re.compile(r"[A-Za-z0-9_.:+-]*[0-9][A-Za-z0-9_.:+-]*|\b[0-9a-fA-F]{8,}\b")
+MAX_GROUP_LINES = 12
+
+
+def identifiers(line: str) -> set[str]:
+    ids = {m.group(1) for m in _KEYED.finditer(line)}
+    for m in _ID.finditer(line):
+        tok = m.group(0)
+        if not _TIMESTAMP.match(tok):
+            ids.add(tok)
+    return ids
+
+
+def template_of(line: str) -> str:
+    return _MASK.sub("#", line)
+
+
+@dataclass
+class Group:
+    id: str
+    kind: str  # "identifier" | "template"
+    key: str  # the shared identifier, or the template text
+    lines: list[int]
+    why: str
+    label: str | None = None
+    claim: str | None = None
+    error: str | None = None
+    texts: dict[int, str] = field(default_factory=dict)
+
+
+def group_candidates(src: TextSource, lines: list[int], why_by_line: dict[int, str],
+                     max_id_fanout: int = 50) -> list[Group]:
+    """Union lines sharing an identifier; the rest group by template. Deterministic order."""
+    texts = {ln: src.line(ln, max_chars=2000) for ln in lines}
+    by_id: dict[str, list[int]] = {}
+    for ln in lines:
+        for ident in identifiers(texts[ln]):
+            by_id.setdefault(ident, []).append(ln)
+    parent = {ln: ln for ln in lines}
+
+    def find(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    shared: dict[int, set[str]] = {}
+    for ident, lns in by_id.items():
+        if 2 <= len(lns) <= max_id_fanout:
+            for ln in lns[1:]:
+                parent[find(ln)] = find(lns[0])
+    comps: dict[int, list[int]] = {}
+    for ln in lines:
+        comps.setdefault(find(ln), []).append(ln)
+    groups: list[Group] = []
+    loose: dict[str, list[int]] = {}
+    for members in comps.values():
+        if len(members) >= 2:
+            common = set.intersection(*(identifiers(texts[m]) for m in members))
+            key = sorted(common, key=len, reverse=True)[0] if common else "shared identifiers"
+            # a component whose lines all share one template is a template group, not a story
+            if len({template_of(texts[m]) for m in members}) == 1:
+                loose.setdefault(template_of(texts[members[0]]), []).extend(members)
+                continue
+            groups.append(Group("", "identifier", key, sorted(members),
+                                f"{len(members)} lines far apart share the identifier {key}"))
+            shared[members[0]] = common
+        else:
+            loose.setdefault(template_of(texts[members[0]]), []).extend(members)
+    for tpl, members in loose.items():
+        members.sort()
+        groups.append(Group("", "template", tpl, members, why_by_line.get(members[0], "")))
+    groups.sort(key=lambda g: g.lines[0])
+    for i, g in enumerate(groups, 1):
+        g.id = f"g{i:03d}"
+        g.texts = {ln: texts[ln] for ln in g.lines}
+    return groups
+
+
+def numbered(group: Group, limit: int = MAX_GROUP_LINES, max_chars: int = 400) -> str:
+    shown = group.lines[:limit]
+    out = [f"{ln}| {group.texts[ln][:max_chars]}" for ln in shown]
+    if len(group.lines) > limit:
+        out.append(f"(and {len(group.lines) - limit} more lines of the same kind)")
+    return "\n".join(out)
+
+
+async def judge_group(model: Model, group: Group, question: str, budget: Budget,
+                      timeout: float) -> Group:
+    """One bounded call: label + short claim for the group. Raises on failure (caller records)."""
+    t = recipe.task("giant-file", "judge_group")
+    out_model = recipe.schema_model("giant-file", "judge_group")
+    msgs = recipe.messages("giant-file", "judge_group", question=question, why=group.why,
+                           material=numbered(group))
+    res, _ = await call_json(model, msgs, out_model,
+                             Limits(max_tokens=t["max_tokens"], timeout=timeout), budget)
+    group.label = res.label
+    group.claim = res.claim.strip()
+    return group

@@ -1,0 +1,91 @@
+"""Fan-out: run one isolated sub-call per item with bounded concurrency.
+
+A fixed pool of `concurrency` workers pulls from one iterator, so memory stays flat however
+many chunks there are. Every item ends with an outcome: its result, or the reason it failed
+(retries exhausted, invalid output, budget, interrupted). Nothing is dropped silently.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Awaitable, Callable, Generic, Iterable, TypeVar
+
+import anyio
+
+from rlm.engine.budget import Budget
+from rlm.errors import BudgetExhausted, ModelCallError, ModelUnreachable
+
+I = TypeVar("I")
+
+
+@dataclass
+class Outcome(Generic[I]):
+    item: I
+    result: Any = None
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+async def map_items(items: Iterable[I], worker: Callable[[I], Awaitable[Any]], *,
+                    key: Callable[[I], str], concurrency: int, budget: Budget,
+                    on_outcome: Callable[[Outcome], None] | None = None,
+                    cancel_scope: anyio.CancelScope | None = None) -> list[Outcome]:
+    """Run worker over items; returns outcomes in item order.
+
+    ModelUnreachable before any success is re-raised (a wrong --base-url is a usage error, not
+    a run with 100% failed chunks); after a success it is recorded like any failed call."""
+    items = list(items)
+    outcomes: dict[str, Outcome] = {}
+    it = iter(items)
+    any_ok = False
+    unreachable: ModelUnreachable | None = None
+
+    def done(o: Outcome) -> None:
+        outcomes[key(o.item)] = o
+        if on_outcome:
+            on_outcome(o)
+
+    async def loop() -> None:
+        nonlocal any_ok, unreachable
+        for item in it:
+            if unreachable is not None:
+                done(Outcome(item, error=f"not run: {unreachable}"))
+                continue
+            why = budget.exhausted()
+            if why:
+                done(Outcome(item, error=f"not run: {why}"))
+                continue
+            try:
+                res = await worker(item)
+            except ModelCallError as e:
+                done(Outcome(item, error=e.reason))
+            except BudgetExhausted as e:
+                done(Outcome(item, error=f"not run: {e}"))
+            except ModelUnreachable as e:
+                if not any_ok:
+                    unreachable = e
+                done(Outcome(item, error=str(e)))
+            else:
+                any_ok = True
+                done(Outcome(item, result=res))
+
+    scope = cancel_scope or anyio.CancelScope()
+    with scope:
+        async with anyio.create_task_group() as tg:
+            for _ in range(max(1, min(concurrency, len(items)))):
+                tg.start_soon(loop)
+    if unreachable is not None and not any_ok:
+        raise unreachable
+    ordered = []
+    for item in items:
+        o = outcomes.get(key(item))
+        if o is None:  # cancelled (Ctrl-C) before or while running
+            reason = "interrupted" if budget.interrupted else "not run: cancelled"
+            o = Outcome(item, error=reason)
+            if on_outcome:
+                on_outcome(o)
+        ordered.append(o)
+    return ordered

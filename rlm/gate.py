@@ -1,0 +1,64 @@
+"""The size gate: pick direct | grep | profile | fanout from the probe and the question.
+
+Every decision carries human-readable reasons; the estimate is filled in by the plan once the
+code-only phase (grep, profile, chunking) has run, so it counts real candidates, not guesses.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from rlm.corpus.grep import extract_anchors
+from rlm.corpus.probe import Probe
+
+DIRECT_MAX_BYTES = 256 * 1024
+DIRECT_MAX_LINES = 5000
+STRATEGIES = ("direct", "grep", "profile", "fanout")
+
+_OPEN = re.compile(
+    r"\b(anomal\w*|unusual|odd|strange|weird|suspicious|wrong|problems?|issues?|errors?|"
+    r"fail\w*|incidents?|warnings?|security|interesting|notable|outliers?|happened|unexpected)\b",
+    re.I,
+)
+
+
+@dataclass
+class Decision:
+    strategy: str
+    reasons: list[str] = field(default_factory=list)
+    anchors: list[str] = field(default_factory=list)
+    forced: bool = False
+
+
+def is_open_question(question: str) -> bool:
+    return bool(_OPEN.search(question))
+
+
+def decide(probe: Probe, question: str, usable_tokens: int, est_tokens: int,
+           force: str | None = None) -> Decision:
+    """usable_tokens: material one call may hold; est_tokens: the corpus' estimated tokens."""
+    anchors = extract_anchors(question)
+    size = f"{probe.bytes:,} bytes, {probe.lines:,} lines, {probe.files} file(s), kind {probe.kind}"
+    if force:
+        d = Decision(force, [f"strategy forced by --strategy {force} ({size})"], anchors, True)
+        return d
+    fits = (probe.bytes <= DIRECT_MAX_BYTES and probe.lines <= DIRECT_MAX_LINES
+            and est_tokens <= usable_tokens)
+    if fits:
+        return Decision("direct", [
+            f"small corpus ({size}): ~{est_tokens:,} tokens fit the usable window of "
+            f"{usable_tokens:,} tokens, so one direct call reads all of it"], anchors)
+    why_big = (f"too big for one call ({size}; ~{est_tokens:,} tokens vs a usable window of "
+               f"{usable_tokens:,})")
+    if anchors:
+        return Decision("grep", [why_big, "the question has anchors to search for: "
+                                 + ", ".join(repr(a) for a in anchors)], anchors)
+    if probe.kind == "log" and is_open_question(question):
+        return Decision("profile", [why_big, "line-oriented log with an open question: code "
+                                    "profiles line templates; rare and error-level lines "
+                                    "become the candidates"], anchors)
+    reason = "no anchors to grep for"
+    if probe.kind == "log":
+        reason += " and the question is not an open 'what is unusual' question"
+    return Decision("fanout", [why_big, reason + ": every chunk is read by the model"], anchors)

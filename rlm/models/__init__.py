@@ -1,0 +1,3 @@
+from rlm.models.base import Completion, Limits, Model, Usage
+
+__all__ = ["Completion", "Limits", "Model", "Usage"]

@@ -1,0 +1,68 @@
+"""The model seam: one async call from messages + JSON schema to text, parsed JSON and usage.
+
+Everything above this layer (mapper, reducer, synthesis) talks only to `Model`; tests swap the
+transport (a real HTTP fake server) rather than mocking our own code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+
+@dataclass
+class Usage:
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    calls: int = 0
+    cached_calls: int = 0
+
+    def add(self, other: "Usage") -> None:
+        self.prompt_tokens += other.prompt_tokens
+        self.completion_tokens += other.completion_tokens
+        self.calls += other.calls
+        self.cached_calls += other.cached_calls
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+@dataclass
+class Limits:
+    max_tokens: int = 512  # completion tokens for this call
+    temperature: float = 0.0
+    timeout: float = 120.0  # seconds for one HTTP request / one local generation
+
+
+@dataclass
+class Completion:
+    text: str
+    data: Any | None  # parsed JSON (dict/list) or None when the text is not JSON
+    usage: Usage = field(default_factory=Usage)
+    model: str = ""
+
+
+@runtime_checkable
+class Model(Protocol):
+    """A chat model that can be asked for JSON matching a schema."""
+
+    name: str
+    context_tokens: int  # the model's context window, in tokens
+
+    async def complete(
+        self,
+        messages: list[dict[str, str]],
+        schema: dict[str, Any] | None,
+        limits: Limits,
+        schema_name: str = "result",
+    ) -> Completion:
+        """One isolated call. Raises ModelCallError (transient errors already retried)
+        or ModelUnreachable (nothing answers at the configured address)."""
+        ...
+
+    def count_tokens(self, text: str) -> int:
+        """Token estimate: the model's tokenizer where local, else a chars-per-token ratio."""
+        ...
+
+    async def aclose(self) -> None: ...

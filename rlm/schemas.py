@@ -1,0 +1,170 @@
+"""Pydantic models: the shapes of sub-call outputs (untrusted, validated) and of the report.
+
+Sub-call schemas are deliberately *bounded* (maxItems, maxLength): a weak local model under a
+grammar otherwise loops until max_tokens. Report shapes follow the contract in DESIGN.md.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+REPORT_VERSION = "1"
+
+# ---------------------------------------------------------------- sub-call outputs (untrusted)
+
+Label = Literal["error", "security", "config", "session", "performance", "other", "noise"]
+
+
+class CandidateJudgement(BaseModel):
+    """The model's judgement of one numbered candidate line (profile/grep paths)."""
+
+    model_config = ConfigDict(extra="forbid")
+    line: int = Field(description="the line number shown before the candidate")
+    label: Label
+    claim: str = Field(max_length=120, description="at most 25 words: what this line shows")
+
+
+class GroupJudgement(BaseModel):
+    """One call per group of related candidate lines: a label and one short claim."""
+
+    model_config = ConfigDict(extra="forbid")
+    label: Label
+    claim: str = Field(max_length=120, description="at most 25 words about the whole group")
+
+
+class MapFinding(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    line: int = Field(description="line number as printed at the start of the line")
+    claim: str = Field(max_length=160)
+    quote: str = Field(default="", max_length=160, description="short exact text from that line")
+
+
+class MapResult(BaseModel):
+    """Fan-out map call: up to 3 findings about the narrow question, citing numbered lines."""
+
+    model_config = ConfigDict(extra="forbid")
+    findings: list[MapFinding] = Field(default_factory=list, max_length=3)
+
+
+class MergeGroup(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    ids: list[int] = Field(min_length=1, max_length=8)
+    claim: str = Field(max_length=240)
+
+
+class MergeResult(BaseModel):
+    """Reduce call: group findings that say the same thing, with one merged claim per group."""
+
+    model_config = ConfigDict(extra="forbid")
+    groups: list[MergeGroup] = Field(default_factory=list, max_length=16)
+
+
+class AnswerResult(BaseModel):
+    """Direct read / synthesis: a short answer plus the finding or line ids it rests on."""
+
+    model_config = ConfigDict(extra="forbid")
+    answer: str = Field(max_length=800)  # llama.cpp grammars fail above ~1000
+    cites: list[int] = Field(default_factory=list, max_length=12)
+
+
+# ---------------------------------------------------------------- report (our own, trusted)
+
+
+class Source(BaseModel):
+    path: str
+    line_start: int
+    line_end: int
+
+
+class Finding(BaseModel):
+    id: str
+    claim: str
+    evidence: str  # text taken from the file by code, never from the model
+    source: Source
+    verified: bool
+    chunk: str | None = None
+    label: str | None = None
+    group: str | None = None  # findings sharing an identifier (e.g. one session id)
+    note: str | None = None  # why unverified, or how the range was corrected
+
+
+class CorpusInfo(BaseModel):
+    path: str
+    bytes: int
+    lines: int
+    files: int
+    kind: str
+
+
+class Estimate(BaseModel):
+    calls: int
+    prompt_tokens: int
+    seconds: float | None = None
+
+
+class GateInfo(BaseModel):
+    reasons: list[str]
+    estimate: Estimate
+
+
+class FailedChunk(BaseModel):
+    chunk: str
+    path: str
+    line_start: int
+    line_end: int
+    reason: str
+
+
+class Coverage(BaseModel):
+    chunks_total: int = 0
+    chunks_ok: int = 0
+    chunks_failed: list[FailedChunk] = Field(default_factory=list)
+    bytes_total: int = 0
+    bytes_scanned_by_code: int = 0
+    bytes_read_by_model: int = 0
+    lines_total: int = 0
+    lines_scanned_by_code: int = 0
+    lines_read_by_model: int = 0
+    skipped: list[dict] = Field(default_factory=list)  # files skipped (binary, unreadable, ...)
+    declared: list[str] = Field(default_factory=list)  # cuts and decodings the user must know
+    complete: bool = True
+    statement: str = ""
+
+    def skipped_incomplete(self) -> bool:
+        """Skipped files that hold text we should have read (not binaries we refuse by design)."""
+        return any(x.get("incomplete") for x in self.skipped)
+
+
+class ReduceInfo(BaseModel):
+    rounds: int = 0
+    stopped: Literal["fits", "no_progress", "budget"] = "fits"
+    unmerged: int = 0
+    log: list[str] = Field(default_factory=list)
+
+
+class UsageInfo(BaseModel):
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_calls: int = 0
+    wall_s: float = 0.0
+
+
+class Report(BaseModel):
+    version: str = REPORT_VERSION
+    command: str
+    question: str
+    corpus: CorpusInfo
+    strategy: Literal["direct", "grep", "profile", "fanout"]
+    gate: GateInfo
+    answer: str = ""
+    findings: list[Finding] = Field(default_factory=list)
+    groups: list[dict] = Field(default_factory=list)
+    coverage: Coverage = Field(default_factory=Coverage)
+    reduce: ReduceInfo = Field(default_factory=ReduceInfo)
+    usage: UsageInfo = Field(default_factory=UsageInfo)
+    model: str = ""
+    run_id: str = ""
+    dry_run: bool = False

@@ -1,0 +1,22 @@
+import os
+import sys
+
+import pytest
+
+# tests/ is not a package: make tests/fake_server.py importable as `fake_server` however pytest
+# was started (and for helper modules next to the tests).
+_HERE = os.path.dirname(os.path.abspath(__file__))
+if _HERE not in sys.path:
+    sys.path.insert(0, _HERE)
+
+from fake_server import FakeServer  # noqa: E402
+
+
+@pytest.fixture
+def fake_server():
+    """A scripted OpenAI-compatible server on 127.0.0.1 (fresh per test); .url ends in /v1."""
+    server = FakeServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()
