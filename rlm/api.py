@@ -24,7 +24,7 @@ from rlm.corpus.source import TextSource
 from rlm.engine import coverage as coverage_mod
 from rlm.engine.budget import Budget
 from rlm.engine.call import call_json
-from rlm.engine.candidates import Group, group_candidates, judge_group
+from rlm.engine.candidates import Group, code_claim, group_candidates, judge_group
 from rlm.engine.mapper import Outcome, map_items
 from rlm.engine.reducer import reduce_findings, render
 from rlm.engine.synth import synthesize
@@ -410,6 +410,7 @@ class _Run:
         for o in outs:
             g: Group = o.item
             if o.ok:
+                g = o.result
                 self.cov.chunks_ok += 1
                 self.cov.lines_read_by_model += min(len(g.lines), 12)
                 self.cov.bytes_read_by_model += sum(len(g.texts[ln][:400].encode())
@@ -420,14 +421,13 @@ class _Run:
                                                           line_start=g.lines[0],
                                                           line_end=g.lines[-1],
                                                           reason=o.error or "failed"))
-            code_claim = g.why
-            claim = g.claim or code_claim
+            # code states what it knows; the model's summary is added only when usable
+            claim = code_claim(g) + (f" (model: {g.claim})" if g.claim else "")
+            note = None if g.claim else f"no usable model summary ({g.error or 'empty'})"
             for ln in g.lines:
                 n += 1
                 self.findings.append(_finding(f"f{n}", claim, src, ln, ln, True, g.id,
-                                              label=g.label, group=g.id,
-                                              note=None if g.claim else f"model judgement "
-                                              f"unavailable ({g.error}); claim written by code"))
+                                              label=g.label, group=g.id, note=note))
             self.groups.append({"id": g.id, "kind": g.kind, "key": g.key, "why": g.why,
                                 "label": g.label, "claim": g.claim, "lines": g.lines})
 

@@ -36,7 +36,7 @@ def answer_markdown(rep: Report, model_answer: str | None, parts: list[str]) -> 
             else:
                 head = f"**{g['id']} · {len(fs)} line(s): {g['why']}**"
             label = f" [{g['label']}]" if g.get("label") else ""
-            claim = g.get("claim") or "(no model judgement: " + g["why"] + ")"
+            claim = fs[0].claim if fs else g["why"]
             out.append(f"{head}{label} — {claim}")
             for i, f in enumerate(fs, 1):
                 step = f"{i}. " if g["kind"] == "identifier" else "- "

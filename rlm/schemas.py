@@ -8,11 +8,31 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+import re
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from typing_extensions import Annotated
 
 REPORT_VERSION = "1"
 
 # ---------------------------------------------------------------- sub-call outputs (untrusted)
+
+_REPEAT = re.compile(r"(.{2,}?)\1{3,}")
+_WORD = re.compile(r"[A-Za-z]{3,}")
+
+
+def _not_degenerate(text: str) -> str:
+    """Weak models loop ("nice_nice_nice_...") or answer with a bare number: reject both so the
+    call is retried with the reason, and fails cleanly instead of polluting the report."""
+    t = text.strip()
+    if _REPEAT.search(t):
+        raise ValueError("text is degenerate (a fragment repeated over and over)")
+    if len(_WORD.findall(t)) < 2:
+        raise ValueError("text must be words, not just numbers or symbols")
+    return t
+
+
+Prose = Annotated[str, AfterValidator(_not_degenerate)]
 
 Label = Literal["error", "security", "config", "session", "performance", "other", "noise"]
 
@@ -22,22 +42,23 @@ class CandidateJudgement(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     line: int = Field(description="the line number shown before the candidate")
+    claim: Prose = Field(max_length=120, description="at most 25 words: what this line shows")
     label: Label
-    claim: str = Field(max_length=120, description="at most 25 words: what this line shows")
 
 
 class GroupJudgement(BaseModel):
-    """One call per group of related candidate lines: a label and one short claim."""
+    """One call per group of related candidate lines: a label from an enum and a short summary.
+    A degenerate summary is dropped by code (the label still counts), not retried forever."""
 
     model_config = ConfigDict(extra="forbid")
     label: Label
-    claim: str = Field(max_length=120, description="at most 25 words about the whole group")
+    summary: str = Field(default="", max_length=100, description="at most 15 words")
 
 
 class MapFinding(BaseModel):
     model_config = ConfigDict(extra="forbid")
     line: int = Field(description="line number as printed at the start of the line")
-    claim: str = Field(max_length=160)
+    claim: Prose = Field(max_length=160)
     quote: str = Field(default="", max_length=160, description="short exact text from that line")
 
 
@@ -51,7 +72,7 @@ class MapResult(BaseModel):
 class MergeGroup(BaseModel):
     model_config = ConfigDict(extra="forbid")
     ids: list[int] = Field(min_length=1, max_length=8)
-    claim: str = Field(max_length=240)
+    claim: Prose = Field(max_length=240)
 
 
 class MergeResult(BaseModel):
@@ -65,7 +86,7 @@ class AnswerResult(BaseModel):
     """Direct read / synthesis: a short answer plus the finding or line ids it rests on."""
 
     model_config = ConfigDict(extra="forbid")
-    answer: str = Field(max_length=800)  # llama.cpp grammars fail above ~1000
+    answer: Prose = Field(max_length=800)  # llama.cpp grammars fail above ~1000
     cites: list[int] = Field(default_factory=list, max_length=12)
 
 

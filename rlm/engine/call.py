@@ -44,7 +44,11 @@ async def call_json(model: Model, messages: list[dict], out: type[T], limits: Li
         why = budget.exhausted(est)
         if why:
             raise BudgetExhausted(why)
-        comp = await model.complete(msgs, schema, limits, schema_name=out.__name__)
+        # a retry at the same temperature would repeat a greedy model's mistake word for word
+        lim = limits if attempt == 0 else Limits(limits.max_tokens,
+                                                 min(1.0, limits.temperature + 0.4 * attempt),
+                                                 limits.timeout)
+        comp = await model.complete(msgs, schema, lim, schema_name=out.__name__)
         comp.usage.calls = comp.usage.calls or 1
         budget.charge(comp.usage)
         total.add(comp.usage)

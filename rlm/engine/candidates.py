@@ -15,6 +15,7 @@ from rlm.corpus.source import TextSource
 from rlm.engine.budget import Budget
 from rlm.engine.call import call_json
 from rlm.models.base import Limits, Model
+from rlm.schemas import _not_degenerate
 
 _TIMESTAMP = re.compile(r"^\[?\d{4}-\d{2}-\d{2}[T ]?\d{2}:\d{2}|^\d{1,2}:\d{2}(:\d{2})?")
 _ID = re.compile(r"(?<![\w.-])(?=[\w-]*[A-Za-z])(?=[\w-]*\d)[A-Za-z0-9][\w-]{3,}(?![\w-])")
@@ -33,8 +34,13 @@ def identifiers(line: str) -> set[str]:
     return ids
 
 
+_KV = re.compile(r"=([^\s,;]+)")
+
+
 def template_of(line: str) -> str:
-    return _MASK.sub("#", line)
+    """Shape for grouping: digits masked (as the profiler does) and key=value values too, so
+    `value=true actor=ops` and `value=1 actor=bot-2` are one kind of line."""
+    return _KV.sub("=#", _MASK.sub("#", line))
 
 
 @dataclass
@@ -91,7 +97,11 @@ def group_candidates(src: TextSource, lines: list[int], why_by_line: dict[int, s
             loose.setdefault(template_of(texts[members[0]]), []).extend(members)
     for tpl, members in loose.items():
         members.sort()
-        groups.append(Group("", "template", tpl, members, why_by_line.get(members[0], "")))
+        whys = list(dict.fromkeys(why_by_line.get(m, "") for m in members))
+        why = whys[0]
+        if len(members) > 1 and (len(whys) > 1 or " 1 time " in why):
+            why = f"{len(members)} similar lines, each of a rare shape ({'; '.join(whys[:2])})"
+        groups.append(Group("", "template", tpl, members, why))
     groups.sort(key=lambda g: g.lines[0])
     for i, g in enumerate(groups, 1):
         g.id = f"g{i:03d}"
@@ -99,9 +109,14 @@ def group_candidates(src: TextSource, lines: list[int], why_by_line: dict[int, s
     return groups
 
 
+_LEAD_TS = re.compile(r"^\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}\S*\]?\s+")
+
+
 def numbered(group: Group, limit: int = MAX_GROUP_LINES, max_chars: int = 400) -> str:
+    """The group's lines for the model, timestamps dropped: a small model copies what it sees,
+    and a copied message reads better as a claim than a copied timestamp."""
     shown = group.lines[:limit]
-    out = [f"{ln}| {group.texts[ln][:max_chars]}" for ln in shown]
+    out = [f"{ln}| {_LEAD_TS.sub('', group.texts[ln])[:max_chars]}" for ln in shown]
     if len(group.lines) > limit:
         out.append(f"(and {len(group.lines) - limit} more lines of the same kind)")
     return "\n".join(out)
@@ -117,5 +132,35 @@ async def judge_group(model: Model, group: Group, question: str, budget: Budget,
     res, _ = await call_json(model, msgs, out_model,
                              Limits(max_tokens=t["max_tokens"], timeout=timeout), budget)
     group.label = res.label
-    group.claim = res.claim.strip()
+    try:
+        summary = _not_degenerate(res.summary) if res.summary.strip() else None
+        if summary and _copied(summary, t["system"] + " " + group.why):
+            raise ValueError("it repeats the instructions")
+        group.claim = summary
+    except ValueError as e:
+        group.claim, group.error = None, f"summary dropped: {e}"
     return group
+
+
+def _copied(text: str, source: str, run: int = 4) -> bool:
+    """True when `text` contains `run` consecutive words of `source` (a parroted prompt)."""
+    words = re.findall(r"\w+", text.lower())
+    src = " " + " ".join(re.findall(r"\w+", source.lower())) + " "
+    return any(" " + " ".join(words[i:i + run]) + " " in src for i in range(len(words) - run + 1))
+
+
+_LEVEL = re.compile(r"^(TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL)\s+")
+
+
+def message_of(line: str, width: int = 90) -> str:
+    """A log line without its timestamp and level: what the line says."""
+    m = _LEVEL.sub("", _LEAD_TS.sub("", line).strip())
+    return m if len(m) <= width else m[:width] + "…"
+
+
+def code_claim(group: Group) -> str:
+    """The claim code can state without a model: why the lines were picked and what they say."""
+    msgs = [message_of(group.texts[ln], 70) for ln in group.lines]
+    if group.kind == "identifier":
+        return f"{len(msgs)} lines far apart share {group.key}, in order: " + " → ".join(msgs[:8])
+    return f"{group.why}: {msgs[0]}"
