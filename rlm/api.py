@@ -52,7 +52,7 @@ class AskOptions:
     timeout: float = 120.0
     strategy: str | None = None
     dry_run: bool = False
-    usable_fraction: float = 0.5  # of the model context, for one call's material
+    usable_fraction: float = 0.75  # of the model context, for one call's material (until calibrated)
     command: str = "ask"
 
 
@@ -511,7 +511,8 @@ class _Run:
             ok = " ".join(mf.quote.split()) in " ".join(text.split())
             return _finding(f"f{n}", mf.claim, src, ln, ln, ok, c.id,
                             note=None if ok else "quote not found in the cited text")
-        span = find_quote(src.lines(a, b), a, mf.quote)
+        # the cited line first; only then its neighbours (the quote may sit on every line)
+        span = find_quote(src.lines(ln, ln), ln, mf.quote) or find_quote(src.lines(a, b), a, mf.quote)
         if span is None:
             return _finding(f"f{n}", mf.claim, src, ln, ln, False, c.id,
                             note=f"quote {mf.quote[:60]!r} not found at or near line {ln}")
@@ -549,7 +550,8 @@ class _Run:
             rep.answer = "Dry run: probe, gate and estimate only; no model call was made."
             rep.coverage = self.cov
             rep.coverage.complete = False
-            rep.coverage.statement = "Dry run: nothing was read by the model."
+            rep.coverage.statement = "Dry run: nothing was read by the model." + "".join(
+                f" Note: {d}." for d in self.cov.declared)
             return rep
         if self.budget.interrupted:
             self.cov.declared.append("interrupted by Ctrl-C: what finished is reported")

@@ -62,9 +62,14 @@ def classify(samples: list[str], path: str) -> str:
     if not nonblank:
         return "text"
     logish = sum(1 for s in nonblank if _TS.search(s) or _LEVEL.search(s[:80]))
-    if logish / len(nonblank) >= 0.6:
-        return "log"
     words = sum(len(s.split()) for s in nonblank) / len(nonblank)
+    if logish / len(nonblank) >= 0.6:
+        # timestamped speech ("[00:12:31] Priya: ...") is a transcript, not a log: long
+        # sentences, no levels, no key=value fields
+        leveled = sum(1 for s in nonblank if _LEVEL.search(s[:80]) or "=" in s)
+        if leveled / len(nonblank) < 0.2 and words >= 8:
+            return "transcript"
+        return "log"
     return "prose" if words >= 6 else "text"
 
 

@@ -1,7 +1,8 @@
 """One budget shared by every task of a run: tokens, calls and wall time.
 
 Checked before each call (so a run stops cleanly instead of overshooting by a whole fan-out)
-and charged with the server's real usage after it.
+and charged with the server's real usage after it. The check uses what was really spent, so
+the overshoot is at most the calls already in flight (bounded by --concurrency).
 """
 
 from __future__ import annotations
@@ -21,14 +22,14 @@ class Budget:
     started: float = field(default_factory=time.monotonic)
     interrupted: bool = False  # set on Ctrl-C: no new calls start
 
-    def exhausted(self, next_tokens: int = 0) -> str | None:
+    def exhausted(self) -> str | None:
         """Why no further call may start (None when one may)."""
         if self.interrupted:
             return "interrupted"
         if self.max_calls is not None and self.usage.calls >= self.max_calls:
             return f"call budget of {self.max_calls} spent"
-        if self.max_tokens is not None and self.usage.total_tokens + next_tokens > self.max_tokens:
-            return f"token budget of {self.max_tokens:,} would be exceeded"
+        if self.max_tokens is not None and self.usage.total_tokens >= self.max_tokens:
+            return f"token budget of {self.max_tokens:,} spent"
         if self.max_wall_s is not None and self.elapsed() > self.max_wall_s:
             return f"time budget of {self.max_wall_s:g}s spent"
         return None

@@ -39,9 +39,8 @@ async def call_json(model: Model, messages: list[dict], out: type[T], limits: Li
     msgs = list(messages)
     total = Usage()
     last = ""
-    est = sum(model.count_tokens(m["content"]) for m in msgs) + limits.max_tokens
     for attempt in range(attempts):
-        why = budget.exhausted(est)
+        why = budget.exhausted()
         if why:
             raise BudgetExhausted(why)
         # a retry at the same temperature would repeat a greedy model's mistake word for word
@@ -49,7 +48,8 @@ async def call_json(model: Model, messages: list[dict], out: type[T], limits: Li
                                                  min(1.0, limits.temperature + 0.4 * attempt),
                                                  limits.timeout)
         comp = await model.complete(msgs, schema, lim, schema_name=out.__name__)
-        comp.usage.calls = comp.usage.calls or 1
+        if not comp.usage.calls and not comp.usage.cached_calls:  # a cache hit stays calls=0
+            comp.usage.calls = 1
         budget.charge(comp.usage)
         total.add(comp.usage)
         data = comp.data
@@ -64,6 +64,8 @@ async def call_json(model: Model, messages: list[dict], out: type[T], limits: Li
                 return out.model_validate(data), total
             except ValidationError as e:
                 last = f"reply does not match the schema: {_short_error(e)}"
+        if hasattr(model, "forget"):  # rejected: never serve this reply from the call cache
+            model.forget(comp)
         if attempt + 1 < attempts:
             msgs = list(messages) + [
                 {"role": "assistant", "content": comp.text[:2000]},

@@ -25,11 +25,16 @@ _MASK = re.compile(r"[A-Za-z0-9_.:+-]*[0-9][A-Za-z0-9_.:+-]*|\b[0-9a-fA-F]{8,}\b
 MAX_GROUP_LINES = 12
 
 
+_DATEISH = re.compile(r"^\d{4}-\d{2}-\d{2}|^\d{1,2}:\d{2}|^T?\d{2}:\d{2}")
+
+
 def identifiers(line: str) -> set[str]:
+    """Ids a person would follow across lines (session, txn, user...), not timestamps."""
+    line = _LEAD_TS.sub("", line)
     ids = {m.group(1) for m in _KEYED.finditer(line)}
     for m in _ID.finditer(line):
         tok = m.group(0)
-        if not _TIMESTAMP.match(tok):
+        if not _TIMESTAMP.match(tok) and not _DATEISH.match(tok):
             ids.add(tok)
     return ids
 
