@@ -7,6 +7,7 @@ text files of a folder) through `TextSource`, so nothing reads a corpus whole in
 from __future__ import annotations
 
 import signal
+import sys
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -15,7 +16,7 @@ from typing import Callable
 
 import anyio
 
-from rlm import recipe
+from rlm import recipe, store
 from rlm.corpus.grep import regions, search
 from rlm.corpus.index import Chunk, chunk_source
 from rlm.corpus.probe import Probe, classify, looks_binary, probe_source
@@ -54,6 +55,9 @@ class AskOptions:
     dry_run: bool = False
     usable_fraction: float = 0.75  # of the model context, for one call's material (until calibrated)
     command: str = "ask"
+    no_cache: bool = False  # fresh model calls (answers are still stored, for --resume)
+    resume: str | None = None  # run id (prefix, or "last") whose answered calls are reused
+    argv: list[str] | None = None  # the command line, for the run record (secrets redacted)
 
 
 @dataclass
@@ -170,12 +174,15 @@ async def ask_async(path: str, question: str, opts: AskOptions, model: Model | N
     t0 = time.monotonic()
     corpus = open_corpus(path)
     own_model = model is None
+    rec = report = None
     try:
         if model is None:
             from rlm.models.registry import resolve_model
 
             model = resolve_model(opts.model, opts.base_url, opts.api_key, timeout=opts.timeout)
+            model = store.wrap_model(model, opts)  # call cache (rlm/store.py)
         run = _Run(corpus, question, opts, model, on_event or (lambda e, d: None))
+        rec = store.record_run(run, path, question, opts)  # run record; checks opts.resume
         scope = anyio.CancelScope()
         async with anyio.create_task_group() as tg:
             if handle_sigint:
@@ -185,6 +192,8 @@ async def ask_async(path: str, question: str, opts: AskOptions, model: Model | N
         report.usage.wall_s = round(time.monotonic() - t0, 3)
         return report
     finally:
+        if rec is not None:
+            rec.close(report, sys.exc_info()[1])
         corpus.close()
         if own_model and model is not None:
             await model.aclose()
@@ -403,9 +412,13 @@ class _Run:
         async def work(g: Group):
             return await judge_group(self.model, g, self.q, self.budget, self.opts.timeout)
 
+        self.emit("plan", {"total": len(groups), "concurrency": self.opts.concurrency})
         outs = await map_items(groups, work, key=lambda g: g.id, concurrency=self.opts.concurrency,
                                budget=self.budget, cancel_scope=scope,
-                               on_outcome=lambda o: self.emit("chunk", {"ok": o.ok}))
+                               on_outcome=lambda o: self.emit("chunk", {
+                                   "ok": o.ok, "chunk": o.item.id, "error": o.error,
+                                   "tokens": self.budget.usage.total_tokens,
+                                   "cached_calls": self.budget.usage.cached_calls}))
         n = 0
         for o in outs:
             g: Group = o.item
@@ -454,10 +467,13 @@ class _Run:
                                      f"~{self.window:,} tokens, concurrency {self.opts.concurrency}")
         if self.opts.dry_run:
             return
+        self.emit("plan", {"total": len(chunks), "concurrency": self.opts.concurrency,
+                           "chunks": [[c.id, c.path, c.line_start, c.line_end, c.sha] for c in chunks]})
         t = recipe.task("giant-file", "map")
         out_model = recipe.schema_model("giant-file", "map")
 
         async def work(c: Chunk):
+            self.emit("start", {"chunk": c.id})
             msgs = recipe.messages("giant-file", "map", question=self.q, where=c.describe(),
                                    material=c.numbered_text(MAX_LINE_CHARS))
             res, _ = await call_json(self.model, msgs, out_model,
@@ -470,14 +486,19 @@ class _Run:
 
         def done(o: Outcome) -> None:
             c: Chunk = o.item
+            fs = []
             if o.ok:
                 self._read(c)
                 for mf in o.result.findings:
                     f = self._verify_map_finding(c, mf, len(raw) + len(unverified) + 1)
                     (raw if f.verified else unverified).append(f)
+                    fs.append(f)
             else:
                 self._fail(c, o.error)
-            self.emit("chunk", {"ok": o.ok})
+            u = self.budget.usage
+            self.emit("chunk", {"ok": o.ok, "chunk": c.id, "path": c.path, "line_start": c.line_start,
+                                "line_end": c.line_end, "error": o.error, "findings": fs,
+                                "tokens": u.total_tokens, "calls": u.calls, "cached_calls": u.cached_calls})
 
         await map_items(chunks, work, key=lambda c: c.id, concurrency=self.opts.concurrency,
                         budget=self.budget, cancel_scope=scope, on_outcome=done)

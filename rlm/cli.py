@@ -41,6 +41,16 @@ def _run(fn):
         raise
     except RlmError as e:
         _fail(str(e), e.exit_code)
+    except BaseExceptionGroup as eg:  # task groups wrap errors; report the first of ours
+        leaf = _first_leaf(eg)
+        if isinstance(leaf, RlmError):
+            _fail(str(leaf), leaf.exit_code)
+        if isinstance(leaf, KeyboardInterrupt):
+            _fail("interrupted", EXIT_INCOMPLETE)
+        if os.environ.get("RLM_DEBUG"):
+            raise
+        _fail(f"internal error: {type(leaf).__name__}: {leaf} (RLM_DEBUG=1 shows the traceback)",
+              EXIT_INTERNAL)
     except KeyboardInterrupt:
         _fail("interrupted", EXIT_INCOMPLETE)
     except Exception as e:  # noqa: BLE001 - last resort: still one line
@@ -48,6 +58,14 @@ def _run(fn):
             raise
         _fail(f"internal error: {type(e).__name__}: {e} (RLM_DEBUG=1 shows the traceback)",
               EXIT_INTERNAL)
+
+
+def _first_leaf(eg: BaseExceptionGroup) -> BaseException:
+    for e in eg.exceptions:
+        if isinstance(e, BaseExceptionGroup):
+            return _first_leaf(e)
+        return e
+    return eg
 
 
 # Options shared by ask/audit/mine.
@@ -63,6 +81,8 @@ JsonOpt = typer.Option(False, "--json", help="print the JSON report on stdout")
 OutOpt = typer.Option(None, "--out", "-o", help="also write the Markdown report to FILE")
 DryOpt = typer.Option(False, "--dry-run", help="probe, gate and estimate; no model call")
 QuietOpt = typer.Option(False, "--quiet", "-q", help="no progress on stderr")
+NoCacheOpt = typer.Option(False, "--no-cache", help="make fresh model calls instead of answering "
+                          "from the call cache (answers are still stored, so --resume works)")
 
 
 @app.command()
@@ -80,6 +100,10 @@ def ask(
     out: Optional[Path] = OutOpt,
     dry_run: bool = DryOpt,
     quiet: bool = QuietOpt,
+    no_cache: bool = NoCacheOpt,
+    resume: Optional[str] = typer.Option(None, "--resume", metavar="RUN", help="reuse the answered "
+                                         "calls of run RUN (id, unique prefix, or 'last'): only its "
+                                         "failed or unfinished chunks call the model"),
 ) -> None:
     """Ask a question about a big file or folder."""
     from rlm.api import AskOptions, ask_async
@@ -87,7 +111,8 @@ def ask(
 
     opts = AskOptions(model=model, base_url=base_url, concurrency=concurrency,
                       max_tokens=max_tokens, max_calls=max_calls, timeout=timeout,
-                      strategy=strategy, dry_run=dry_run)
+                      strategy=strategy, dry_run=dry_run, no_cache=no_cache, resume=resume,
+                      argv=sys.argv[1:])
 
     def go():
         import anyio
@@ -118,6 +143,156 @@ def _emit(report, json_out: bool, out: Optional[Path], quiet: bool) -> None:
     if report.dry_run:
         raise typer.Exit(EXIT_OK)
     raise typer.Exit(EXIT_OK if report.coverage.complete else EXIT_INCOMPLETE)
+
+
+# ------------------------------------------------------------------ run history (rlm/store.py)
+
+def _runs_store():
+    from rlm.store import RunStore
+
+    return RunStore()
+
+
+def _when(ts: float | None) -> str:
+    import datetime as _dt
+
+    return _dt.datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M:%S") if ts else ""
+
+
+def _coverage_cell(r: dict) -> str:
+    ok, total, failed = r.get("chunks_ok") or 0, r.get("chunks_total"), r.get("chunks_failed") or 0
+    frac = f"{ok}/{total if total is not None else '?'}"
+    st = r["status"]
+    if st == "done":
+        return f"complete {frac}"
+    if st == "incomplete":
+        return f"INCOMPLETE {frac}" + (f" ({failed} failed)" if failed else "")
+    if st == "error":
+        return f"error: {(r.get('error') or '')[:40]}"
+    return f"{st} {frac}" + (f" ({failed} failed)" if failed else "")
+
+
+def _run_summary(r: dict) -> dict:
+    keys = ("id", "command", "argv", "corpus", "question", "strategy", "status", "complete",
+            "chunks_total", "chunks_ok", "chunks_failed", "tokens", "calls", "cached_calls",
+            "resumed_from", "error")
+    d = {k: r.get(k) for k in keys}
+    d["created"] = _when(r.get("created"))
+    d["finished"] = _when(r.get("finished")) or None
+    return d
+
+
+@app.command("runs")
+def runs_cmd(limit: int = typer.Option(20, "--limit", "-n", min=1, help="how many recent runs"),
+             json_out: bool = typer.Option(False, "--json", help="print JSON on stdout")) -> None:
+    """List recent runs: id, date, command, corpus, strategy, coverage, tokens."""
+    rows = _run(lambda: _runs_store().list(limit))
+    if json_out:
+        sys.stdout.buffer.write(orjson.dumps([_run_summary(r) for r in rows],
+                                             option=orjson.OPT_INDENT_2) + b"\n")
+        return
+    from rich.table import Table
+
+    t = Table(box=None, header_style="bold", pad_edge=False)
+    for col, kw in (("id", {"no_wrap": True}), ("date", {"no_wrap": True}),
+                    ("command", {"no_wrap": True, "overflow": "ellipsis", "max_width": 50}),
+                    ("corpus", {"no_wrap": True, "overflow": "ellipsis", "max_width": 30}),
+                    ("strategy", {"no_wrap": True}), ("coverage", {"no_wrap": True}),
+                    ("tokens", {"justify": "right", "no_wrap": True})):
+        t.add_column(col, **kw)
+    for r in rows:
+        argv = r.get("argv") or []
+        verb = (" ".join(argv[:1] + (argv[1:2] if argv[:1] == ["resume"] else []))
+                if argv else "ask")
+        t.add_row(r["id"], _when(r["created"])[:16], f"{verb} {r['question']!r}", r["corpus"] or "",
+                  r["strategy"] or "", _coverage_cell(r),
+                  "" if r.get("tokens") is None else f"{r['tokens']:,}"
+                  + (f" (+{r['cached_calls']} cached)" if r.get("cached_calls") else ""))
+    if not rows:
+        err.print("no recorded runs yet")
+        return
+    Console(highlight=False, width=None if sys.stdout.isatty() else 200).print(t)
+
+
+@app.command("show")
+def show_cmd(run: str = typer.Argument(..., help="run id, unique prefix, or 'last'"),
+             json_out: bool = typer.Option(False, "--json", help="print the JSON report")) -> None:
+    """Print a recorded run's report (Markdown, or --json)."""
+    from rlm.render import report_markdown
+    from rlm.schemas import Report
+
+    r = _run(lambda: (lambda s: s.get(s.resolve(run)))(_runs_store()))
+    rep = r.get("report")
+    if json_out:
+        out = rep if rep is not None else {**_run_summary(r), "report": None}
+        sys.stdout.buffer.write(orjson.dumps(out, option=orjson.OPT_INDENT_2) + b"\n")
+        return
+    if rep is not None:
+        Console(highlight=False, soft_wrap=True).print(report_markdown(Report.model_validate(rep)),
+                                                       markup=False)
+        return
+    lines = [f"Run {r['id']} ({r['command']}) has no report: status {r['status']}, "
+             f"{r.get('chunks_ok') or 0} chunk(s) answered and {r.get('chunks_failed') or 0} failed "
+             f"of {r.get('chunks_total') if r.get('chunks_total') is not None else '?'}."]
+    if r.get("error"):
+        lines.append(f"Error: {r['error']}")
+    if r["status"] in ("died", "error", "interrupted"):
+        lines.append(f"Resume it with: rlm resume {r['id']}")
+    Console(highlight=False, soft_wrap=True).print("\n".join(lines), markup=False)
+
+
+@app.command("resume")
+def resume_cmd(
+    run: str = typer.Argument(..., help="run id, unique prefix, or 'last'"),
+    model: Optional[str] = typer.Option(None, "--model", "-m", help="override the recorded model"),
+    base_url: Optional[str] = typer.Option(None, "--base-url", help="override the recorded server"),
+    concurrency: Optional[int] = typer.Option(None, "--concurrency", "-c", min=1, max=512),
+    timeout: Optional[float] = typer.Option(None, "--timeout", min=0.1),
+    json_out: bool = JsonOpt,
+    out: Optional[Path] = OutOpt,
+    quiet: bool = QuietOpt,
+) -> None:
+    """Re-run a recorded ask; only its failed or unfinished chunks call the model.
+
+    Answered calls come from the call cache; reduce and synthesis are redone."""
+    from dataclasses import fields
+
+    from rlm.api import AskOptions, ask_async
+    from rlm.progress import Progress
+
+    def load():
+        s = _runs_store()
+        rid = s.resolve(run)
+        return rid, s.get(rid)
+
+    rid, r = _run(load)
+    o = dict(r.get("options") or {})
+    if o.get("command", "ask") != "ask":
+        _fail(f"run {rid} is not an `ask` run; only ask runs can be resumed", EXIT_USAGE)
+    path = o.get("path_abs") or r.get("corpus")
+    if path != "-" and not Path(path).exists():
+        _fail(f"run {rid} read {path}, which no longer exists", EXIT_USAGE)
+    if path == "-":
+        _fail(f"run {rid} read stdin; resume it with `rlm ask - QUESTION --resume {rid}`", EXIT_USAGE)
+    names = {f.name for f in fields(AskOptions)}
+    kw = {k: v for k, v in o.items() if k in names and k not in ("api_key", "resume", "argv")}
+    for k, v in (("model", model), ("base_url", base_url), ("concurrency", concurrency),
+                 ("timeout", timeout)):
+        if v is not None:
+            kw[k] = v
+    kw["dry_run"] = False
+    opts = AskOptions(**kw, resume=rid, argv=sys.argv[1:])
+
+    def go():
+        import anyio
+
+        prog = Progress(enabled=not quiet and sys.stderr.isatty())
+        with prog:
+            return anyio.run(lambda: ask_async(path, r["question"], opts, on_event=prog.event,
+                                               handle_sigint=True))
+
+    report = _run(go)
+    _emit(report, json_out, out, quiet)
 
 
 @fixture_app.command("log")

@@ -1,6 +1,10 @@
 """Progress on stderr (rich), only on a terminal and without --quiet.
 
-The engine reports events through a plain callback; this is the only place that draws.
+The engine reports events through a plain callback; this is the only place that draws. It shows
+chunks done / failed / total, tokens so far (cache hits are counted apart, never as tokens),
+calls in flight and the ETA. Events: ``gate`` {strategy}, ``plan`` {total}, ``start`` {chunk},
+``chunk`` {ok, chunk, tokens, cached_calls}, ``reduce`` {msg}. The counters are kept even when
+nothing is drawn (tests read them).
 """
 
 from __future__ import annotations
@@ -13,41 +17,66 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress as RichProgres
 
 
 class Progress:
-    def __init__(self, enabled: bool):
+    def __init__(self, enabled: bool, console: Console | None = None):
         self.enabled = enabled
+        self._console = console
         self._p: RichProgress | None = None
         self._task = None
         self.done = self.failed = 0
+        self.total: int | None = None
+        self.tokens = self.cached = 0
+        self._running: set[str] = set()
         self.started = time.monotonic()
+
+    @property
+    def in_flight(self) -> int:
+        return len(self._running)
 
     def __enter__(self):
         if self.enabled:
             self._p = RichProgress(TextColumn("[bold]{task.description}"), BarColumn(),
                                    MofNCompleteColumn(), TextColumn("{task.fields[extra]}"),
-                                   TimeRemainingColumn(), console=Console(stderr=True),
-                                   transient=True)
+                                   TextColumn("ETA"), TimeRemainingColumn(),
+                                   console=self._console or Console(stderr=True),
+                                   transient=True, refresh_per_second=4)
             self._p.__enter__()
         return self
 
     def __exit__(self, *exc):
         if self._p:
             self._p.__exit__(*exc)
+            self._p = None
+
+    def extra(self) -> str:
+        parts = [f"failed {self.failed}" if self.failed else "", f"{self.tokens:,} tokens",
+                 f"{self.cached} cached" if self.cached else "", f"{self.in_flight} in flight"]
+        return " · ".join(p for p in parts if p)
 
     def event(self, kind: str, data: dict) -> None:
+        if kind == "plan":
+            self.total = data.get("total")
+        elif kind == "start":
+            self._running.add(data.get("chunk", ""))
+        elif kind == "chunk":
+            self._running.discard(data.get("chunk", ""))
+            if data.get("ok"):
+                self.done += 1
+            else:
+                self.failed += 1
+            self.tokens = data.get("tokens", self.tokens)
+            self.cached = data.get("cached_calls", self.cached)
         if not self._p:
             return
         if kind == "gate":
             self._p.console.print(f"[dim]strategy: {data['strategy']}[/]")
         elif kind == "plan":
-            self._task = self._p.add_task("chunks", total=data["total"], extra="")
-        elif kind == "chunk":
-            if data.get("ok"):
-                self.done += 1
-            else:
-                self.failed += 1
             if self._task is None:
-                self._task = self._p.add_task("chunks", total=None, extra="")
-            self._p.update(self._task, advance=1,
-                           extra=f"failed {self.failed} · tokens {data.get('tokens', 0):,}")
+                self._task = self._p.add_task("chunks", total=self.total, extra=self.extra())
+            else:
+                self._p.update(self._task, total=self.total)
+        elif kind in ("start", "chunk"):
+            if self._task is None:
+                self._task = self._p.add_task("chunks", total=self.total, extra="")
+            self._p.update(self._task, completed=self.done + self.failed, extra=self.extra())
         elif kind == "reduce":
             self._p.console.print(f"[dim]reduce: {data['msg']}[/]")

@@ -20,3 +20,10 @@ def fake_server():
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(autouse=True)
+def _isolated_dirs(tmp_path, monkeypatch):
+    """Every test gets its own call cache and run records (subprocesses inherit the env)."""
+    monkeypatch.setenv("RLM_CACHE_DIR", str(tmp_path / "_rlm_cache"))
+    monkeypatch.setenv("RLM_DATA_DIR", str(tmp_path / "_rlm_data"))
