@@ -502,6 +502,11 @@ class _Run:
 
         await map_items(chunks, work, key=lambda c: c.id, concurrency=self.opts.concurrency,
                         budget=self.budget, cancel_scope=scope, on_outcome=done)
+        # file order, not completion order: reduce/synthesis prompts (and the call cache) stay
+        # the same from one run to the next
+        order = {c.id: i for i, c in enumerate(chunks)}
+        for fs in (raw, unverified):
+            fs.sort(key=lambda f: (order.get(f.chunk, 0), f.source.line_start))
         synth_window = self.window
 
         def size(fs):

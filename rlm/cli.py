@@ -53,6 +53,8 @@ def _run(fn):
               EXIT_INTERNAL)
     except KeyboardInterrupt:
         _fail("interrupted", EXIT_INCOMPLETE)
+    except OSError as e:  # a path we were told to write or read
+        _fail(f"{e.filename or ''}: {e.strerror or e}".lstrip(": "), EXIT_USAGE)
     except Exception as e:  # noqa: BLE001 - last resort: still one line
         if os.environ.get("RLM_DEBUG"):
             raise
@@ -301,7 +303,8 @@ def fixture_log(path: Path, lines: int = typer.Option(600_000, "--lines", min=12
     """A synthetic service log with 12 planted needles; answer key in PATH.truth.json."""
     from rlm.fixtures.log import write_log
 
-    key = _run(lambda: write_log(path, lines=lines, seed=seed))
+    key = _run(lambda: (path.parent.mkdir(parents=True, exist_ok=True),
+                        write_log(path, lines=lines, seed=seed))[1])
     err.print(f"wrote {path} ({key['lines']:,} lines, {key['bytes']:,} bytes) and "
               f"{path}.truth.json ({len(key['needles'])} needles)")
 
@@ -312,7 +315,8 @@ def fixture_transcript(path: Path, lines: int = typer.Option(400_000, "--lines",
     """A long meeting transcript with a planted story, revised values and distractors."""
     from rlm.fixtures.transcript import write_transcript
 
-    key = _run(lambda: write_transcript(path, lines=lines, seed=seed))
+    key = _run(lambda: (path.parent.mkdir(parents=True, exist_ok=True),
+                        write_transcript(path, lines=lines, seed=seed))[1])
     err.print(f"wrote {path} ({key['lines']:,} lines) and {path}.truth.json")
 
 

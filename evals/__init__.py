@@ -1,0 +1,1 @@
+"""Quality and cost measurements (benchmarks print figures; they are not tests)."""
