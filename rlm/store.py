@@ -409,6 +409,8 @@ class Recorder:
                      u["prompt_tokens"] + u["completion_tokens"], u["calls"], u["cached_calls"],
                      _dumps(rep, self.secrets), self.run_id))
             else:
+                while isinstance(error, BaseExceptionGroup) and error.exceptions:
+                    error = error.exceptions[0]
                 msg = f"{type(error).__name__}: {error}" if error is not None else "ended without a report"
                 if isinstance(error, (KeyboardInterrupt,)):
                     msg = "interrupted"

@@ -45,8 +45,9 @@ def map_responder(req: dict, text: str):
                           "quote": m.group(2)[:20]}]}
 
 
-def chunk_of(req: dict) -> str | None:
-    m = EXCERPT.search(req["user_text"])
+def chunk_of(req: dict | str) -> str | None:
+    """The chunk ("PATH:A-B") of a recorded request, or of a user message text."""
+    m = EXCERPT.search(req if isinstance(req, str) else req["user_text"])
     return m.group(1) if m else None
 
 

@@ -1,0 +1,158 @@
+"""Runs that survive: SIGKILL midway then resume; injected chunk failures then resume.
+
+Real subprocesses (`python -m rlm.cli`) against the real fake server; chunks are told apart by
+the line range in their user message ("Excerpt (PATH:A-B)").
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+
+import pytest
+
+from rlm.store import RunStore
+from test_store import QUESTION, chunk_of, cli_env, map_requests, map_responder, rlm, write_corpus
+
+
+def _wait(pred, timeout: float, what: str) -> None:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if pred():
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def _chunk_events(run_id: str | None = None) -> int:
+    try:
+        store = RunStore()
+    except Exception:  # noqa: BLE001 - not created yet
+        return 0
+    try:
+        rows = store.execute("SELECT count(*) FROM events WHERE kind = 'chunk'" +
+                             (" AND run_id = ?" if run_id else ""), (run_id,) if run_id else ())
+        return rows[0][0]
+    finally:
+        store.close()
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
+def test_sigkill_midway_then_resume_recalls_only_unfinished_chunks(fake_server, tmp_path):
+    corpus = write_corpus(tmp_path / "big.txt", lines=6000)
+    answer_first = 6  # chunks answered before the kill; the next ones hang until released
+    release = threading.Event()
+    seen: list[str] = []
+    lock = threading.Lock()
+
+    def responder(req, text):
+        key = chunk_of(text)
+        with lock:
+            if key not in seen:
+                seen.append(key)
+            hang = not release.is_set() and seen.index(key) >= answer_first
+        if hang:
+            release.wait(30)
+        return map_responder(req, text)
+
+    fake_server.on("MapResult", responder)
+    fake_server.on("AnswerResult", lambda req, text: {"answer": "Every excerpt was cited.",
+                                                      "cites": [1]})
+    env = cli_env()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "rlm.cli", "ask", str(corpus), QUESTION, "--strategy", "fanout",
+         "--base-url", fake_server.url, "--model", "fake", "--concurrency", "2", "--json"],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        # two calls hang in flight; the answered chunks are in the run record
+        _wait(lambda: len(map_requests(fake_server)) >= answer_first + 2, 15, "calls in flight")
+        _wait(lambda: _chunk_events() >= answer_first, 10, "chunk events in the run record")
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == -signal.SIGKILL
+    before = map_requests(fake_server)
+    finished = {chunk_of(r) for r in before if r["status"] == 200}
+    in_flight = {chunk_of(r) for r in before if r["status"] is None}
+    assert len(finished) == answer_first and len(in_flight) == 2, [(chunk_of(r), r["status"]) for r in before]
+    n0 = len(fake_server.requests)
+    release.set()
+
+    runs = json.loads(rlm("runs", "--json", env=env).stdout)
+    assert runs[0]["status"] == "died" and runs[0]["chunks_ok"] == answer_first
+    killed_id = runs[0]["id"]
+
+    p = rlm("resume", "last", "--json", env=env)
+    assert p.returncode == 0, p.stderr
+    rep = json.loads(p.stdout)
+    cov = rep["coverage"]
+    assert cov["complete"] is True and cov["chunks_ok"] == cov["chunks_total"] > answer_first + 2
+    assert rep["usage"]["cached_calls"] >= answer_first
+    again = Counter(chunk_of(r) for r in map_requests(fake_server, n0))
+    assert not finished & set(again), f"finished chunks were called again: {finished & set(again)}"
+    assert in_flight <= set(again)  # the calls lost in flight were made again
+    assert max(again.values()) == 1
+    assert len(finished) + len(again) == cov["chunks_total"]
+    assert cov["lines_read_by_model"] == cov["lines_total"] == 6000
+    assert rep["findings"] and all(f["verified"] for f in rep["findings"])
+
+    rec = RunStore().get(rep["run_id"])
+    assert rec["resumed_from"] == killed_id and rec["status"] == "done"
+
+
+def test_three_failed_chunks_then_resume_completes(fake_server, tmp_path):
+    corpus = write_corpus(tmp_path / "big.txt", lines=6000)
+    fake_server.on("MapResult", map_responder)
+    env = cli_env()
+    targets = ["L002000 ", "L003500 ", "L005000 "]  # three lines in three different chunks
+    for t in targets:
+        fake_server.fault(t, "500")
+    args = ["ask", str(corpus), QUESTION, "--strategy", "fanout", "--base-url", fake_server.url,
+            "--model", "fake", "--concurrency", "4", "--json"]
+    p = rlm(*args, env=env)
+    assert p.returncode == 3, p.stderr
+    rep = json.loads(p.stdout)
+    failed = rep["coverage"]["chunks_failed"]
+    assert len(failed) == 3 and rep["coverage"]["complete"] is False
+    assert all("500" in f["reason"] for f in failed)
+    failed_ranges = {f"{f['path']}:{f['line_start']}-{f['line_end']}" for f in failed}
+    first_ok = {chunk_of(r) for r in map_requests(fake_server) if r["status"] == 200}
+    assert not failed_ranges & first_ok
+
+    fake_server.clear_faults()
+    n0 = len(fake_server.requests)
+    p = rlm(*args, "--resume", rep["run_id"][-6:], env=env)
+    assert p.returncode == 0, p.stderr
+    rep2 = json.loads(p.stdout)
+    assert rep2["coverage"]["complete"] is True and not rep2["coverage"]["chunks_failed"]
+    again = [chunk_of(r) for r in map_requests(fake_server, n0)]
+    assert sorted(again) == sorted(failed_ranges)  # only those three chunks, once each
+    assert rep2["usage"]["cached_calls"] == rep["coverage"]["chunks_total"] - 3
+
+    # the record: one failed run, one complete run resumed from it
+    runs = {r["id"]: r for r in json.loads(rlm("runs", "--json", env=env).stdout)}
+    assert runs[rep["run_id"]]["status"] == "incomplete"
+    assert runs[rep["run_id"]]["chunks_failed"] == 3
+    assert runs[rep2["run_id"]]["status"] == "done"
+    assert runs[rep2["run_id"]]["resumed_from"] == rep["run_id"]
+
+
+def test_resume_refuses_another_question(fake_server, tmp_path):
+    corpus = write_corpus(tmp_path / "small.txt", lines=800)
+    fake_server.on("MapResult", map_responder)
+    base = ["--strategy", "fanout", "--base-url", fake_server.url, "--model", "fake"]
+    p = rlm("ask", str(corpus), QUESTION, *base, "--json")
+    assert p.returncode == 0, p.stderr
+    p = rlm("ask", str(corpus), "a different question?", *base, "--resume", "last")
+    assert p.returncode == 2 and "same question" in p.stderr
+    p = rlm("resume", "no-such-run")
+    assert p.returncode == 2 and "no recorded run" in p.stderr
