@@ -413,6 +413,9 @@ class _Run:
             return await judge_group(self.model, g, self.q, self.budget, self.opts.timeout)
 
         self.emit("plan", {"total": len(groups), "concurrency": self.opts.concurrency})
+        self.answer_parts.append(
+            f"No fan-out was needed: code profiled all {prof.lines:,} lines and the model read "
+            f"only the {len(prof.candidates)} candidate lines, in {len(groups)} small calls.")
         outs = await map_items(groups, work, key=lambda g: g.id, concurrency=self.opts.concurrency,
                                budget=self.budget, cancel_scope=scope,
                                on_outcome=lambda o: self.emit("chunk", {
@@ -560,6 +563,11 @@ class _Run:
     def _report(self) -> Report:
         pr = self.corpus.probe
         strategy = self.decision.strategy
+        speed = getattr(self.model, "speed", None)
+        if speed and self.estimate.calls:
+            # completion: assume a third of each call's max_tokens, as measured on the recipes
+            self.estimate.seconds = round(self.estimate.prompt_tokens / speed[0]
+                                          + self.estimate.calls * 80 / speed[1], 1)
         rep = Report(command=self.opts.command, question=self.q,
                      corpus=CorpusInfo(**pr.as_corpus()), strategy=strategy,
                      gate=GateInfo(reasons=self.decision.reasons, estimate=self.estimate),

@@ -330,6 +330,103 @@ def fixture_repo(path: Path, seed: int = typer.Option(7, "--seed")) -> None:
               f"{str(path).rstrip('/')}.truth.json")
 
 
+# ------------------------------------------------------------------ repository recipes (audit, mine)
+
+def _emit_repo(report, markdown_fn, repo: str, json_out: bool, out: Optional[Path]) -> None:
+    """Write/print an audit or mine report; exit 0 complete, 3 incomplete (dry run: 0)."""
+    if out:
+        import os.path
+
+        base = os.path.relpath(os.path.abspath(repo), os.path.abspath(out.parent or Path(".")))
+        try:
+            out.write_text(markdown_fn(report, base), encoding="utf-8")
+        except OSError as e:
+            _fail(f"cannot write {out}: {e.strerror}", EXIT_USAGE)
+    if json_out:
+        sys.stdout.buffer.write(orjson.dumps(report.model_dump(mode="json"),
+                                             option=orjson.OPT_INDENT_2) + b"\n")
+    else:
+        Console(highlight=False, soft_wrap=True).print(markdown_fn(report, repo), markup=False)
+    if report.dry_run:
+        raise typer.Exit(EXIT_OK)
+    raise typer.Exit(EXIT_OK if report.coverage.complete else EXIT_INCOMPLETE)
+
+
+@app.command("audit")
+def audit_cmd(
+    repo: str = typer.Argument(..., help="the repository folder"),
+    lens: Optional[str] = typer.Option(None, "--lens", help="comma-separated lenses to dig with: "
+                                       "structure,risks,tests (default: all three)"),
+    max_rounds: int = typer.Option(6, "--max-rounds", min=1, max=50, help="at most this many rounds"),
+    model: Optional[str] = ModelOpt,
+    base_url: Optional[str] = BaseUrlOpt,
+    concurrency: int = ConcOpt,
+    max_tokens: Optional[int] = MaxTokOpt,
+    max_calls: Optional[int] = MaxCallsOpt,
+    timeout: float = TimeoutOpt,
+    json_out: bool = JsonOpt,
+    out: Optional[Path] = OutOpt,
+    dry_run: bool = DryOpt,
+    quiet: bool = QuietOpt,
+) -> None:
+    """Audit a repository: module map, findings with checked path:line evidence, ranked risks.
+
+    Rounds continue until two consecutive rounds add nothing new, nothing is left to dig, or
+    the budget is spent; the report says which."""
+    from rlm.audit import AuditOptions, audit_async, audit_markdown, parse_lenses
+    from rlm.progress import Progress
+
+    def go():
+        import anyio
+
+        opts = AuditOptions(model=model, base_url=base_url, concurrency=concurrency,
+                            max_tokens=max_tokens, max_calls=max_calls, timeout=timeout,
+                            lenses=parse_lenses(lens), max_rounds=max_rounds, dry_run=dry_run)
+        prog = Progress(enabled=not quiet and sys.stderr.isatty())
+        with prog:
+            return anyio.run(lambda: audit_async(repo, opts, on_event=prog.event,
+                                                 handle_sigint=True))
+
+    report = _run(go)
+    _emit_repo(report, audit_markdown, repo, json_out, out)
+
+
+@app.command("mine")
+def mine_cmd(
+    repo: str = typer.Argument(..., help="the repository folder"),
+    questions: list[str] = typer.Argument(..., help="one or more questions"),
+    model: Optional[str] = ModelOpt,
+    base_url: Optional[str] = BaseUrlOpt,
+    concurrency: int = ConcOpt,
+    max_tokens: Optional[int] = MaxTokOpt,
+    max_calls: Optional[int] = MaxCallsOpt,
+    timeout: float = TimeoutOpt,
+    json_out: bool = JsonOpt,
+    out: Optional[Path] = OutOpt,
+    dry_run: bool = DryOpt,
+    quiet: bool = QuietOpt,
+) -> None:
+    """Mine requirements: facts per question, verified in code or marked inferred.
+
+    A question without a verified fact keeps a placeholder naming it, never a guess."""
+    from rlm.mine import MineOptions, mine_async, mine_markdown
+    from rlm.progress import Progress
+
+    def go():
+        import anyio
+
+        opts = MineOptions(model=model, base_url=base_url, concurrency=concurrency,
+                           max_tokens=max_tokens, max_calls=max_calls, timeout=timeout,
+                           dry_run=dry_run)
+        prog = Progress(enabled=not quiet and sys.stderr.isatty())
+        with prog:
+            return anyio.run(lambda: mine_async(repo, questions, opts, on_event=prog.event,
+                                                handle_sigint=True))
+
+    report = _run(go)
+    _emit_repo(report, mine_markdown, repo, json_out, out)
+
+
 def main() -> None:
     app()
 

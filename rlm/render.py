@@ -65,7 +65,8 @@ def report_markdown(rep: Report) -> str:
             f"Strategy: **{rep.strategy}**.",
             "Gate: " + " ".join(f"{r.rstrip('.')}." for r in rep.gate.reasons),
             f"Estimate: {rep.gate.estimate.calls} call(s), ~{rep.gate.estimate.prompt_tokens:,} "
-            f"prompt tokens."]
+            f"prompt tokens" + (f", ~{rep.gate.estimate.seconds:,.0f} s on {rep.model}"
+                                if rep.gate.estimate.seconds is not None else "") + "."]
     if rep.dry_run:
         return "\n\n".join(head + [rep.answer])
     u = rep.usage

@@ -153,3 +153,21 @@ def test_ctrl_c_mid_fanout_reports_what_finished(tmp_path, fake_server):
     assert any(c["reason"] == "interrupted" for c in cov["chunks_failed"])
     assert cov["chunks_ok"] + len(cov["chunks_failed"]) == cov["chunks_total"]
     assert "interrupted" in cov["statement"]
+
+
+def test_stdin_and_gzip_keep_original_line_numbers(tmp_path, fake_server):
+    import gzip
+
+    text = "".join(f"row {i} fine\n" for i in range(1, 50)) + "row 50 has the NEEDLE-77\n"
+    fake_server.on("AnswerResult", lambda req, t: {"answer": "Row fifty holds it.", "cites": [50]})
+    gz = tmp_path / "data.log.gz"
+    gz.write_bytes(gzip.compress(text.encode()))
+    for args, stdin in (([str(gz)], None), (["-"], text)):
+        r = subprocess.run([sys.executable, "-m", "rlm.cli", "ask", *args, "where is NEEDLE-77?",
+                            "--base-url", fake_server.url, "--model", "m", "--json"],
+                           input=stdin, capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0, r.stderr
+        rep = json.loads(r.stdout)
+        assert rep["corpus"]["lines"] == 50
+        assert [(f["source"]["line_start"], f["evidence"]) for f in rep["findings"]] == [
+            (50, "row 50 has the NEEDLE-77")]

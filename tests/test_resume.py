@@ -31,10 +31,11 @@ def _wait(pred, timeout: float, what: str) -> None:
 
 
 def _chunk_events(run_id: str | None = None) -> int:
-    try:
-        store = RunStore()
-    except Exception:  # noqa: BLE001 - not created yet
+    from rlm.store import data_dir
+
+    if not (data_dir() / "runs.sqlite3").exists():
         return 0
+    store = RunStore()
     try:
         rows = store.execute("SELECT count(*) FROM events WHERE kind = 'chunk'" +
                              (" AND run_id = ?" if run_id else ""), (run_id,) if run_id else ())

@@ -51,6 +51,10 @@ def default_gguf() -> Path:
 class LocalModel:
     """Model protocol over llama.cpp, in-process."""
 
+    # measured on 2 cores (DESIGN.md): prompt tokens/s, schema-constrained generated tokens/s;
+    # used only for the pre-flight time estimate
+    speed = (350.0, 80.0)
+
     def __init__(self, gguf: Path | None = None, context_tokens: int = DEFAULT_CONTEXT,
                  threads: int | None = None, seed: int = 7):
         self.gguf = gguf or default_gguf()

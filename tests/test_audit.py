@@ -1,0 +1,226 @@
+"""`rlm audit`: rounds, checked evidence, coverage — against the real fake HTTP server."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import httpx
+import pytest
+from typer.testing import CliRunner
+
+import repo_responders as R
+from rlm.audit import AuditOptions, audit, audit_markdown, parse_lenses
+from rlm.cli import app
+from rlm.corpus.walk import walk
+from rlm.errors import UsageError
+from rlm.fixtures.repo import write_repo
+from rlm.repo_chunks import chunk_files, numbered, split_file
+
+
+def _serve_good(server) -> None:
+    server.on("ModuleResult", R.good_module)
+    server.on("PickResult", R.good_pick)
+    server.on("RiskPickResult", R.good_risk_pick)
+
+
+def _opts(server, **kw) -> AuditOptions:
+    kw.setdefault("concurrency", 8)
+    return AuditOptions(model="fake", base_url=server.url, **kw)
+
+
+def _check_report(root: Path, rep) -> None:
+    """Every verified/corrected finding resolves and its quote and evidence are in the file;
+    the file coverage adds up to the walker's count."""
+    for f in rep.findings:
+        if f.status == "rejected":
+            assert not f.verified
+            continue
+        s = f.source
+        R.assert_evidence(root, s.path, s.line_start, s.line_end, f.quote or f.evidence)
+        R.assert_evidence(root, s.path, s.line_start, s.line_end, f.evidence.split("\n")[0])
+        assert f.evidence_path == (f"{s.path}:{s.line_start}" if s.line_start == s.line_end
+                                   else f"{s.path}:{s.line_start}-{s.line_end}")
+    fc = rep.files
+    w = walk(root)
+    assert fc.total == w.listed_files
+    assert fc.read_by_model + fc.scanned_by_code + fc.failed + fc.skipped == fc.total
+    assert fc.adds_up
+    ev = rep.audit.evidence
+    assert ev.rejected >= sum(1 for f in rep.findings if f.status == "rejected")
+
+
+def test_audit_fixture_finds_planted_facts(fake_server, tmp_path):
+    root = tmp_path / "repo"
+    key = write_repo(root)
+    _serve_good(fake_server)
+    rep = audit(str(root), _opts(fake_server))
+    _check_report(root, rep)
+    good = [f for f in rep.findings if f.status != "rejected"]
+    for fact in key["facts"]:
+        hits = [f for f in good if f.kind in ("fact", "risk") and f.verified
+                and f.source.path == fact["path"]
+                and f.source.line_start <= fact["line_end"] and fact["line_start"] <= f.source.line_end]
+        assert hits, f"planted fact {fact['id']} not found"
+    # the docs' false claims are never verified facts
+    doc_files = {c["path"] for c in key["false_doc_claims"]}
+    assert not [f for f in good if f.verified and f.source.path in doc_files]
+    for f in good:
+        if f.source.path in doc_files:
+            assert f.kind == "doc" and not f.verified
+    assert any(f.kind == "doc" for f in good)
+    # nothing from vendored or ignored code
+    assert not [f for f in rep.findings if f.source.path.startswith(("vendor/", "build/", "node_modules/"))]
+    a = rep.audit
+    assert a.stopped in ("no_progress", "nothing_left") and a.stop_reason
+    assert [r.round for r in a.rounds] == list(range(1, len(a.rounds) + 1))
+    assert a.rounds[0].work[0].startswith("module map")
+    assert any("lens risks" in w for w in a.rounds[1].work)
+    assert rep.coverage.complete and rep.files.failed == 0
+    assert rep.files.skipped_by_reason.get("binary") == 2
+    mods = {m.name: m for m in a.modules}
+    assert "NoSuchApiAnywhere" not in mods["parcelpost/accounts"].key_apis  # code drops invented names
+    assert "hash_password" in mods["parcelpost/accounts"].key_apis
+    assert "tests/test_ratelimit.py" in mods["parcelpost/net"].tested_by
+    md = audit_markdown(rep)
+    for part in ("## Module map", "## Findings by module", "## Risks, ranked", "## Coverage",
+                 "[`parcelpost/accounts/passwords.py:12`](parcelpost/accounts/passwords.py#L12)"):
+        assert part in md
+    # the seen-set: no two findings of one kind overlap in one file
+    for i, f in enumerate(good):
+        for g in good[i + 1:]:
+            assert not (f.kind == g.kind and f.source.path == g.source.path
+                        and f.source.line_start <= g.source.line_end
+                        and g.source.line_start <= f.source.line_end)
+
+
+def test_audit_rejects_bad_citations_then_digs(fake_server, tmp_path):
+    root = tmp_path / "repo"
+    write_repo(root)
+    (tmp_path / "outside.py").write_text("secret = 1\n")
+    fake_server.on("ModuleResult", R.bad_module)
+    fake_server.on("PickResult", R.good_pick)
+    fake_server.on("RiskPickResult", R.good_risk_pick)
+    rep = audit(str(root), _opts(fake_server))
+    _check_report(root, rep)
+    rejected = [f for f in rep.findings if f.status == "rejected"]
+    round1_calls = rep.audit.rounds[0].calls
+    assert len(rejected) == 5 * round1_calls
+    reasons = " ".join(f.note for f in rejected)
+    for why in ("'..' is not accepted", "absolute paths are not accepted", "does not exist",
+                "quote not found", "no such file"):
+        assert why in reasons
+    assert rep.audit.rounds[0].new == 0
+    assert any(w.startswith("recheck") for w in rep.audit.rounds[1].work)
+    # rechecks and lenses recover verified findings whose quotes come from the files
+    rechecked = [f for f in rep.findings if f.status != "rejected" and f.note
+                 and f.note.startswith("re-found")]
+    assert rechecked
+    assert not [f for f in rep.findings if f.verified and f.source.path.startswith(("/", ".."))]
+
+
+def test_audit_budget_stop_is_reported(fake_server, tmp_path):
+    root = tmp_path / "repo"
+    write_repo(root)
+    _serve_good(fake_server)
+    rep = audit(str(root), _opts(fake_server, max_calls=3, module_max_files=4,
+                                          concurrency=1))
+    assert rep.audit.stopped == "budget"
+    assert "call budget" in rep.audit.stop_reason
+    assert not rep.coverage.complete and rep.coverage.chunks_failed
+    assert rep.files.failed > 0 and rep.files.adds_up
+    assert len(fake_server.requests) == 3
+    assert "INCOMPLETE" in rep.coverage.statement
+
+
+def test_audit_cli(fake_server, tmp_path):
+    root = tmp_path / "repo"
+    write_repo(root)
+    _serve_good(fake_server)
+    runner = CliRunner()
+    out = tmp_path / "report" / "audit.md"
+    out.parent.mkdir()
+    base = ["audit", str(root), "--model", "fake", "--base-url", fake_server.url, "--quiet"]
+    r = runner.invoke(app, base + ["--json", "--out", str(out), "--lens", "risks,tests"])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.stdout)
+    assert data["command"] == "audit" and data["audit"]["lenses"] == ["risks", "tests"]
+    assert data["coverage"]["complete"] is True
+    md = out.read_text()
+    assert md.startswith("# rlm audit") and "](../repo/parcelpost/" in md  # links relative to --out
+    n = len(fake_server.requests)
+    r = runner.invoke(app, base + ["--dry-run"])
+    assert r.exit_code == 0 and "Dry run" in r.stdout and len(fake_server.requests) == n
+    r = runner.invoke(app, base + ["--max-calls", "2"])
+    assert r.exit_code == 3, r.output
+    assert runner.invoke(app, base + ["--lens", "bogus"]).exit_code == 2
+    assert runner.invoke(app, ["audit", str(tmp_path / "nope"), "--model", "fake", "--base-url",
+                               fake_server.url]).exit_code == 2
+
+
+def test_parse_lenses():
+    assert parse_lenses(None) == ("structure", "risks", "tests")
+    assert parse_lenses("tests, risks,tests") == ("tests", "risks")
+    with pytest.raises(UsageError):
+        parse_lenses("style")
+
+
+def test_audit_on_httpx_source(fake_server, tmp_path):
+    """A real repository nobody here wrote: the installed httpx package, copied."""
+    root = tmp_path / "httpx"
+    shutil.copytree(Path(httpx.__file__).parent, root)
+    _serve_good(fake_server)
+    rep = audit(str(root), _opts(fake_server))
+    _check_report(root, rep)
+    good = [f for f in rep.findings if f.verified]
+    assert len(good) >= 10
+    assert rep.audit.stopped in ("no_progress", "nothing_left", "max_rounds")
+    assert rep.files.read_by_model == len([f for f in walk(root).files if f.size])
+    assert rep.coverage.complete
+    # big files were split on def/class boundaries, every part read
+    assert rep.coverage.lines_read_by_model == rep.corpus.lines
+
+
+# ------------------------------------------------------------------------------ chunking
+
+
+def test_split_python_on_definitions():
+    src = ['"""Doc."""', "import os", ""]
+    for i in range(30):
+        src += [f"def f{i}(x):", f"    y = x + {i}", "    return y", ""]
+    src += ["class Big:"] + [f"    def m{i}(self):\n        return {i}\n".rstrip("\n")
+                             for i in range(40)]
+    lines = "\n".join(src).split("\n")
+    ranges, how = split_file("m.py", lines, 600)
+    assert how == "ast"
+    assert ranges[0][0] == 1 and ranges[-1][1] == len(lines)
+    for (a, b), (c, d) in zip(ranges, ranges[1:]):
+        assert c == b + 1
+    starts = {a for a, _ in ranges[1:]}
+    assert all(lines[a - 1].lstrip().startswith(("def ", "class ")) for a in starts), \
+        [lines[a - 1] for a in starts]
+    assert any(lines[a - 1].startswith("    def m") for a in starts)  # a big class splits by methods
+
+
+def test_split_regex_and_lines():
+    js = []
+    for i in range(40):
+        js += [f"// helper {i}", f"export function f{i}(a) {{", f"  return a + {i};", "}", ""]
+    ranges, how = split_file("a.js", js, 500)
+    assert how == "declarations"
+    assert all(js[a - 1].startswith("// helper") for a, _ in ranges[1:])
+    txt = [f"line {i}" for i in range(300)]
+    ranges, how = split_file("notes.txt", txt, 400)
+    assert how == "lines" and ranges[-1][1] == 300
+
+
+def test_chunk_text_carries_line_numbers(tmp_path):
+    (tmp_path / "a.py").write_text("X = 1\n\ndef f():\n    return X\n")
+    (tmp_path / "b.py").write_text("Y = 2\n")
+    [ch] = chunk_files(tmp_path, "(root)", ["a.py", "b.py"], 5000)
+    assert ch.paths == ["a.py", "b.py"]
+    assert "### a.py (lines 1-4 of 4)" in ch.text and "  4|     return X" in ch.text
+    assert "### b.py (lines 1-1 of 1)\n  1| Y = 2" in ch.text
+    text, cuts = numbered("c.py", ["x" * 500], 1, 1)
+    assert cuts == 1 and text.endswith(" […]")
