@@ -19,7 +19,7 @@ import anyio
 from rlm import recipe, store
 from rlm.corpus.grep import regions, search
 from rlm.corpus.index import Chunk, chunk_source
-from rlm.corpus.probe import Probe, classify, looks_binary, probe_source
+from rlm.corpus.probe import Probe, classify, probe_source
 from rlm.corpus.profile import profile_log
 from rlm.corpus.source import TextSource
 from rlm.engine import coverage as coverage_mod
@@ -29,7 +29,7 @@ from rlm.engine.candidates import Group, code_claim, group_candidates, judge_gro
 from rlm.engine.mapper import Outcome, map_items
 from rlm.engine.reducer import reduce_findings, render
 from rlm.engine.synth import synthesize
-from rlm.errors import BudgetExhausted, ModelCallError, UsageError
+from rlm.errors import UsageError
 from rlm.evidence import find_quote
 from rlm.gate import Decision, decide
 from rlm.models.base import Limits, Model
@@ -221,6 +221,12 @@ class _Run:
         self.run_id = time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
         self.cpt = chars_per_token(model, corpus.probe)
         self.window = max(512, int(model.context_tokens * opts.usable_fraction) - PROMPT_OVERHEAD_TOKENS)
+        from rlm.calibrate import profile_window  # `rlm calibrate` profile, when one exists
+
+        cal = profile_window(getattr(model, "name", ""), model.context_tokens)
+        self.window_note = cal[1] if cal else None
+        if cal and cal[0]:
+            self.window = max(512, cal[0] - PROMPT_OVERHEAD_TOKENS)
 
     # -- plan ----------------------------------------------------------------------------------
     def est_tokens(self, nbytes: int) -> int:
@@ -241,6 +247,8 @@ class _Run:
         if dec.strategy == "grep" and not dec.anchors:
             raise UsageError("--strategy grep needs anchors in the question (quoted text or ids)")
         self.decision = dec
+        if self.window_note:
+            dec.reasons.insert(0, self.window_note)
         self.emit("gate", {"strategy": dec.strategy, "reasons": dec.reasons})
         handler = getattr(self, f"_{dec.strategy}")
         await handler(scope)
@@ -251,7 +259,11 @@ class _Run:
     async def _synthesize(self) -> None:
         """Fresh, clean prompt: the question plus verified findings only."""
         verified = [f for f in self.findings if f.verified]
-        if not verified or self.budget.interrupted:
+        if not verified:
+            self.answer_parts.append("No verified finding answers the question: the chunks read "
+                                     "gave no claim whose evidence checked out.")
+            return
+        if self.budget.interrupted:
             return
         syn = await synthesize(self.model, self.q, verified, self.budget, self.window,
                                self.opts.timeout)
@@ -410,6 +422,7 @@ class _Run:
             return
 
         async def work(g: Group):
+            self.emit("start", {"chunk": g.id})
             return await judge_group(self.model, g, self.q, self.budget, self.opts.timeout)
 
         self.emit("plan", {"total": len(groups), "concurrency": self.opts.concurrency})
@@ -504,7 +517,7 @@ class _Run:
                                 "tokens": u.total_tokens, "calls": u.calls, "cached_calls": u.cached_calls})
 
         await map_items(chunks, work, key=lambda c: c.id, concurrency=self.opts.concurrency,
-                        budget=self.budget, cancel_scope=scope, on_outcome=done)
+                        budget=self.budget, cancel_scope=scope, on_outcome=done, keep_results=False)
         # file order, not completion order: reduce/synthesis prompts (and the call cache) stay
         # the same from one run to the next
         order = {c.id: i for i, c in enumerate(chunks)}

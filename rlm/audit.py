@@ -50,6 +50,7 @@ RECIPE = "repo-audit"
 LENSES = ("structure", "risks", "tests")
 MAX_CANDIDATES_PER_CALL = 40
 MAX_CANDIDATES_PER_MODULE = 120
+MAX_RECHECKS_PER_ROUND = 12  # (at least one per module)
 SEVERITY_RANK = {"high": 0, "medium": 1, "low": 2, None: 3}
 
 
@@ -235,7 +236,8 @@ class _Audit:
         self.rejected: list[Rejected] = []
         self.read = ReadTracker()
         self.parts_needed: dict[str, list[tuple[int, int]]] = {}
-        self.failed_chunks: dict[str, FailedChunk] = {}
+        self.failed_chunks: dict[str, FailedChunk] = {}  # parts of the module map not read
+        self.other_failed: list[FailedChunk] = []  # lens, recheck and one-file calls that failed
         self.retried: set[str] = set()
         self.lenses_run: set[str] = set()
         self.dug: set[str] = set()
@@ -304,8 +306,8 @@ class _Audit:
                 near = p == path and a - 3 <= i <= b + 3
                 if score or near:
                     cands.append((score * 2 + (3 if near else 0), Candidate(p, i, s, "shares words")))
-        if not cands:
-            return None
+        if not cands or not any(score >= 2 for score, _ in cands):
+            return None  # no line shares a word with the claim: nothing to ask about
         best = sorted(cands, key=lambda x: (-x[0], x[1].path, x[1].line))[:16]
         group = sorted((c for _, c in best), key=lambda c: (c.path, c.line))
         text, mapping = render_candidates(group)
@@ -340,12 +342,19 @@ class _Audit:
                             f"in {len(lj)} call(s)")
         # claims whose evidence failed
         rc = []
+        asked: set[str] = set()
+        cap = max(MAX_RECHECKS_PER_ROUND, len(self.modules))
         for r in self.rejected:
-            if not r.rechecked:
-                r.rechecked = True
-                j = self.recheck_job(r)
-                if j is not None:
-                    rc.append(j)
+            if r.rechecked or len(rc) >= cap:
+                continue
+            r.rechecked = True
+            norm = " ".join(r.claim.lower().split())
+            if norm in asked:
+                continue
+            asked.add(norm)
+            j = self.recheck_job(r)
+            if j is not None:
+                rc.append(j)
         if rc:
             jobs.extend(rc)
             work.append(f"recheck {len(rc)} claim(s) whose evidence was rejected")
@@ -482,14 +491,30 @@ class _Audit:
                 info.failed += 1
                 if (o.error or "").startswith(("not run", "interrupted")):
                     self.budget_hit = True
+                reason = o.error or "failed"
                 if j.kind == "module":
                     ch = j.chunk
                     p = ch.parts[0]
-                    self.failed_chunks[j.id] = FailedChunk(
+                    fc = FailedChunk(
                         chunk=j.id, path=p.path if len(ch.parts) == 1 else f"{ch.module}/ ({len(ch.parts)} files)",
                         line_start=p.start if len(ch.parts) == 1 else 0,
-                        line_end=p.end if len(ch.parts) == 1 else 0, reason=o.error or "failed")
-                    self._chunk_by_id.setdefault(j.id, ch)
+                        line_end=p.end if len(ch.parts) == 1 else 0, reason=reason)
+                else:
+                    paths = list(dict.fromkeys(c.path for c in j.cands))
+                    first = [c.line for c in j.cands if c.path == paths[0]] if paths else [0]
+                    fc = FailedChunk(chunk=j.id, path=paths[0] if len(paths) == 1 else
+                                     f"{len(paths)} files ({j.kind} {j.lens})",
+                                     line_start=min(first) if len(paths) == 1 else 0,
+                                     line_end=max(first) if len(paths) == 1 else 0, reason=reason)
+                if j.kind == "module" and j.id.startswith("c"):  # a part of the module map
+                    retry_of = (j.origin or {}).get("retry_of")
+                    if retry_of:
+                        self.failed_chunks.pop(retry_of, None)
+                        self.retried.add(j.id)
+                    self.failed_chunks[j.id] = fc
+                    self._chunk_by_id.setdefault(j.id, j.chunk)
+                else:  # an extra dig (lens, recheck, one-file re-read): the files were read
+                    self.other_failed.append(fc)
                 self.emit("chunk", {"ok": False, "tokens": self.budget.usage.total_tokens})
                 return
             self.chunks_ok += 1
@@ -606,14 +631,15 @@ class _Audit:
         fcov = c.file_coverage(read_files, failed_files)
         cov = Coverage(
             chunks_total=self.chunks_total, chunks_ok=self.chunks_ok,
-            chunks_failed=list(self.failed_chunks.values()), bytes_total=c.walk.total_bytes,
+            chunks_failed=list(self.failed_chunks.values()) + self.other_failed,
+            bytes_total=c.walk.total_bytes,
             lines_total=c.walk.total_lines, skipped=fcov.skipped_files, declared=list(self.declared))
         cov.lines_read_by_model = self.read.total_lines()
         cov.bytes_read_by_model = self.read.total_bytes(c)
         cov.bytes_scanned_by_code = c.walk.total_bytes  # every kept file is scanned for candidates
         cov.lines_scanned_by_code = c.walk.total_lines
         unread_text = fcov.failed + fcov.scanned_by_code
-        cov.complete = not self.opts.dry_run and not self.failed_chunks and unread_text == 0 \
+        cov.complete = not self.opts.dry_run and not cov.chunks_failed and unread_text == 0 \
             and not self.budget_hit and not any(r.startswith("unreadable") for r in c.unreadable.values())
         u = self.budget.usage
         parts = [files_statement(fcov),
@@ -624,6 +650,10 @@ class _Audit:
             parts.append(f"{len(self.failed_chunks)} part(s) failed and were not read: " + "; ".join(
                 f"{x.chunk} {x.path}" + (f":{x.line_start}-{x.line_end}" if x.line_start else "")
                 + f" ({x.reason})" for x in list(self.failed_chunks.values())[:10]) + ".")
+        if self.other_failed:
+            parts.append(f"{len(self.other_failed)} digging call(s) failed (their files had been "
+                         "read in the module map): " + "; ".join(
+                             f"{x.chunk} {x.path} ({x.reason})" for x in self.other_failed[:10]) + ".")
         for d in self.declared:
             parts.append(f"Note: {d}.")
         if self.opts.dry_run:

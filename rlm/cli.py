@@ -427,6 +427,91 @@ def mine_cmd(
     _emit_repo(report, mine_markdown, repo, json_out, out)
 
 
+@app.command("calibrate")
+def calibrate_cmd(
+    model: Optional[str] = ModelOpt,
+    base_url: Optional[str] = BaseUrlOpt,
+    levels: Optional[str] = typer.Option(None, "--levels", help="fill levels as shares of the "
+                                         "context, comma-separated (default 0.1,0.25,...,0.97)"),
+    reps: Optional[int] = typer.Option(None, "--reps", min=1, help="repetitions per level and task "
+                                       "(default 3; 1 with --quick)"),
+    quick: bool = typer.Option(False, "--quick", help="4 levels, 1 repetition: a rough curve fast"),
+    plot: Optional[Path] = typer.Option(None, "--plot", help="also draw the curve as a PNG"),
+    concurrency: int = ConcOpt,
+    timeout: float = TimeoutOpt,
+    json_out: bool = typer.Option(False, "--json", help="print the profile JSON on stdout"),
+    no_save: bool = typer.Option(False, "--no-save", help="measure only; do not write the profile"),
+) -> None:
+    """Measure accuracy as the prompt fills (needle and 3-fact synthesis); save a model profile.
+
+    The usable window (80% of the synthesis breakpoint) is then used by the gate and chunker."""
+    from rlm import calibrate as cal
+    from rlm.models.registry import resolve_model
+
+    def parse_levels():
+        if not levels:
+            return list(cal.QUICK_LEVELS if quick else cal.DEFAULT_LEVELS)
+        try:
+            out = [float(x) for x in levels.split(",") if x.strip()]
+        except ValueError:
+            _fail(f"--levels: expected comma-separated numbers in (0, 1], got {levels!r}", EXIT_USAGE)
+        if not out or any(not 0 < x <= 1 for x in out):
+            _fail(f"--levels: every level must be in (0, 1], got {levels!r}", EXIT_USAGE)
+        return out
+
+    lv = parse_levels()
+    n_reps = reps or (1 if quick else cal.DEFAULT_REPS)
+
+    def go():
+        m = resolve_model(model, base_url, timeout=timeout)
+        err.print(f"calibrating {m.name} (context {m.context_tokens:,} tokens): "
+                  f"{len(lv)} levels x 2 tasks x {n_reps} repetition(s) = {len(lv) * 2 * n_reps} calls")
+        done = [0]
+
+        def tick(tr):
+            done[0] += 1
+            if sys.stderr.isatty():
+                err.print(f"  {done[0]}/{len(lv) * 2 * n_reps} {tr.task} at {tr.level:.0%}: "
+                          f"{'ok' if tr.correct else 'wrong' if not tr.error else tr.error[:60]}")
+
+        async def measure():
+            try:
+                return await cal.run_calibration(m, lv, n_reps, timeout=timeout,
+                                                 concurrency=concurrency, on_trial=tick)
+            finally:
+                await m.aclose()
+
+        import anyio
+
+        prof = anyio.run(measure)
+        if not no_save:
+            try:
+                prof["_path"] = str(cal.save_profile(prof))
+            except OSError as e:
+                from rlm.errors import UsageError
+
+                raise UsageError(f"cannot write the profile to {cal.profile_path(m.name)}: "
+                                 f"{e.strerror or e}") from None
+        return prof
+
+    prof = _run(go)
+    if plot:
+        try:
+            cal.plot_profile(prof, plot)
+        except OSError as e:
+            _fail(f"cannot write {plot}: {e.strerror}", EXIT_USAGE)
+    if json_out:
+        sys.stdout.buffer.write(orjson.dumps({k: v for k, v in prof.items() if k != "_path"},
+                                             option=orjson.OPT_INDENT_2) + b"\n")
+        return
+    lines = [cal.curve_table(prof), "", *cal.summary_lines(prof)]
+    lines.append(f"profile written to {prof['_path']}" if prof.get("_path") else
+                 "profile not saved (--no-save)")
+    if plot:
+        lines.append(f"plot written to {plot}")
+    Console(highlight=False, soft_wrap=True).print("\n".join(lines), markup=False)
+
+
 def main() -> None:
     app()
 

@@ -14,17 +14,17 @@ from pydantic import BaseModel, ConfigDict, Field
 from rlm.schemas import Finding, Report
 
 Severity = Literal["high", "medium", "low"]
-ShortName = Annotated[str, Field(max_length=80)]
+ShortName = Annotated[str, Field(max_length=60)]
 
 # ---------------------------------------------------------------- sub-call outputs (untrusted)
 
 
 class CitedFact(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    claim: str = Field(max_length=200, description="one sentence, at most 25 words")
-    evidence_path: str = Field(max_length=200,
+    claim: str = Field(max_length=160, description="one sentence, at most 25 words")
+    evidence_path: str = Field(max_length=120,
                                description="path:start-end, with the line numbers printed in the excerpt")
-    quote: str = Field(max_length=160, description="a few words copied exactly from those lines")
+    quote: str = Field(max_length=120, description="a few words copied exactly from those lines")
 
 
 class CitedRisk(CitedFact):
@@ -35,11 +35,11 @@ class ModuleResult(BaseModel):
     """Round 1 of an audit: one module (or part of one)."""
 
     model_config = ConfigDict(extra="forbid")
-    purpose: str = Field(max_length=300, description="what this code is for, one or two sentences")
-    key_apis: list[ShortName] = Field(default_factory=list, max_length=8,
+    purpose: str = Field(max_length=240, description="what this code is for, one or two sentences")
+    key_apis: list[ShortName] = Field(default_factory=list, max_length=6,
                                       description="names of the main classes/functions defined here")
-    facts: list[CitedFact] = Field(default_factory=list, max_length=5)
-    risks: list[CitedRisk] = Field(default_factory=list, max_length=4)
+    facts: list[CitedFact] = Field(default_factory=list, max_length=3)
+    risks: list[CitedRisk] = Field(default_factory=list, max_length=3)
 
 
 class Pick(BaseModel):

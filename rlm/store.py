@@ -150,9 +150,7 @@ def _default(o: Any) -> Any:
         return o.model_dump(mode="json")
     if isinstance(o, (set, tuple)):
         return list(o)
-    if isinstance(o, Path):
-        return str(o)
-    raise TypeError(type(o).__name__)
+    return str(o)  # a record must never fail on an odd value
 
 
 def _warn(msg: str) -> None:
@@ -301,9 +299,15 @@ class RunStore:
         if d["status"] == "running" and not _alive(d["pid"]):
             d["status"] = "died"  # SIGKILL, power loss: the process is gone without a report
         if d["status"] in ("running", "died"):
-            counts = dict(self.execute(
-                "SELECT json_extract(data, '$.ok'), count(*) FROM events WHERE run_id = ? AND "
-                "kind = 'chunk' GROUP BY 1", (d["id"],)))
+            try:
+                counts = dict(self.execute(
+                    "SELECT json_extract(data, '$.ok'), count(*) FROM events WHERE run_id = ? AND "
+                    "kind = 'chunk' GROUP BY 1", (d["id"],)))
+            except sqlite3.OperationalError:  # an sqlite without JSON1
+                counts = {1: 0, 0: 0}
+                for (data,) in self.execute("SELECT data FROM events WHERE run_id = ? AND "
+                                            "kind = 'chunk'", (d["id"],)):
+                    counts[int(bool(orjson.loads(data).get("ok")))] += 1
             d["chunks_ok"] = counts.get(1, 0)
             d["chunks_failed"] = counts.get(0, 0)
             plan = self.execute("SELECT data FROM events WHERE run_id = ? AND kind = 'plan' "
@@ -380,7 +384,7 @@ class Recorder:
                 if kind == "gate":
                     self.store._con.execute("UPDATE runs SET strategy = ? WHERE id = ?",
                                             (data.get("strategy"), self.run_id))
-        except sqlite3.Error as e:  # never fail a run for its record
+        except Exception as e:  # noqa: BLE001 - never fail a run for its record
             self.broken = True
             _warn(f"run record stopped ({e})")
 
@@ -417,7 +421,7 @@ class Recorder:
                 self.store.execute("UPDATE runs SET finished = ?, status = 'error', error = ? "
                                    "WHERE id = ?", (time.time(), scrub(msg, self.secrets)[:500],
                                                     self.run_id))
-        except sqlite3.Error as e:
+        except Exception as e:  # noqa: BLE001 - never fail a run for its record
             _warn(f"could not write the run record ({e})")
 
 
@@ -469,7 +473,7 @@ def record_run(run, path: str, question: str, opts) -> Recorder | None:
         rec = store.start(run.run_id, command=command, argv=argv, options=_options(opts, path),
                           corpus=path, question=question, resumed_from=resumed_from,
                           secrets=secrets)
-    except sqlite3.Error as e:
+    except Exception as e:  # noqa: BLE001 - never fail a run for its record
         _warn(f"run records unavailable ({e}); this run is not recorded")
         return None
     if resumed_from:

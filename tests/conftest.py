@@ -27,3 +27,4 @@ def _isolated_dirs(tmp_path, monkeypatch):
     """Every test gets its own call cache and run records (subprocesses inherit the env)."""
     monkeypatch.setenv("RLM_CACHE_DIR", str(tmp_path / "_rlm_cache"))
     monkeypatch.setenv("RLM_DATA_DIR", str(tmp_path / "_rlm_data"))
+    monkeypatch.setenv("RLM_CONFIG_DIR", str(tmp_path / "_rlm_config"))  # calibration profiles

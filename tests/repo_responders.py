@@ -68,16 +68,16 @@ def good_module(req: dict, text: str) -> dict:
         for n, line in rows:
             q = line.strip()
             m = DEF.match(line)
-            if m and len(apis) < 7:
+            if m and len(apis) < 5:
                 apis.append(m.group(1))
-            if CONST.match(line) and len(facts) < 5:
+            if CONST.match(line) and len(facts) < 3:
                 facts.append({"claim": f"{path} sets {q[:120]}", "evidence_path": f"{path}:{n}-{n}",
                               "quote": q[:150]})
-            elif path.endswith(".md") and re.search(r"\d", q) and len(facts) < 5 and len(q) > 20:
+            elif path.endswith(".md") and re.search(r"\d", q) and len(facts) < 3 and len(q) > 20:
                 facts.append({"claim": f"the docs say: {q[:120]}", "evidence_path": f"{path}:{n}",
                               "quote": q[:150]})
             for rx, sev, claim in RISKS:
-                if rx.search(line) and len(risks) < 4:
+                if rx.search(line) and len(risks) < 3:
                     risks.append({"claim": claim, "evidence_path": f"{path}:{n}-{n}",
                                   "quote": q[:150], "severity": sev})
                     break
@@ -94,18 +94,25 @@ def bad_module(req: dict, text: str) -> dict:
         return {"purpose": "", "key_apis": [], "facts": [], "risks": []}
     path, rows = files[0]
     n, line = rows[0]
+    shown = {p for p, _ in files}
     return {
         "purpose": "made up",
         "key_apis": [],
         "facts": [
             {"claim": "outside", "evidence_path": "../outside.py:1-2", "quote": "secret"},
             {"claim": "absolute", "evidence_path": "/etc/passwd:1", "quote": "root"},
-            {"claim": "past the end", "evidence_path": f"{path}:9000-9001", "quote": line.strip() or "x"},
             {"claim": "invented quote", "evidence_path": f"{path}:{n}-{n + 1}",
              "quote": "this text is in no file at all"},
-            {"claim": "not shown", "evidence_path": "nowhere/else.py:1-1", "quote": "x"},
         ],
-        "risks": [],
+        "risks": [
+            {"claim": "past the end", "evidence_path": f"{path}:9000-9001",
+             "quote": line.strip() or "x", "severity": "high"},
+            {"claim": "no such file", "evidence_path": "nowhere/else.py:1-1", "quote": "x"},
+            # a real file of the repository that this call was not shown
+            {"claim": "not shown", "evidence_path": "README.md:1" if "README.md" not in shown
+             else "docs/api.md:1", "quote": "# parcelpost" if "README.md" not in shown
+             else "# HTTP API"},
+        ],
     }
 
 

@@ -91,6 +91,9 @@ def test_sigkill_midway_then_resume_recalls_only_unfinished_chunks(fake_server, 
     runs = json.loads(rlm("runs", "--json", env=env).stdout)
     assert runs[0]["status"] == "died" and runs[0]["chunks_ok"] == answer_first
     killed_id = runs[0]["id"]
+    show = rlm("show", killed_id, env=env)
+    assert show.returncode == 0 and killed_id in show.stdout and "no report" in show.stdout
+    assert f"rlm resume {killed_id}" in show.stdout
 
     p = rlm("resume", "last", "--json", env=env)
     assert p.returncode == 0, p.stderr

@@ -32,8 +32,12 @@ class Outcome(Generic[I]):
 async def map_items(items: Iterable[I], worker: Callable[[I], Awaitable[Any]], *,
                     key: Callable[[I], str], concurrency: int, budget: Budget,
                     on_outcome: Callable[[Outcome], None] | None = None,
-                    cancel_scope: anyio.CancelScope | None = None) -> list[Outcome]:
+                    cancel_scope: anyio.CancelScope | None = None,
+                    keep_results: bool = True) -> list[Outcome]:
     """Run worker over items; returns outcomes in item order.
+
+    keep_results=False (callers that consume outcomes through on_outcome) keeps no result and
+    returns []: memory stays flat however many items there are.
 
     ModelUnreachable before any success is re-raised (a wrong --base-url is a usage error, not
     a run with 100% failed chunks); after a success it is recorded like any failed call."""
@@ -44,7 +48,7 @@ async def map_items(items: Iterable[I], worker: Callable[[I], Awaitable[Any]], *
     unreachable: ModelUnreachable | None = None
 
     def done(o: Outcome) -> None:
-        outcomes[key(o.item)] = o
+        outcomes[key(o.item)] = o if keep_results else True  # type: ignore[assignment]
         if on_outcome:
             on_outcome(o)
 
@@ -87,5 +91,6 @@ async def map_items(items: Iterable[I], worker: Callable[[I], Awaitable[Any]], *
             o = Outcome(item, error=reason)
             if on_outcome:
                 on_outcome(o)
-        ordered.append(o)
+        if keep_results:
+            ordered.append(o)
     return ordered

@@ -4,7 +4,8 @@ Same protocol as the model it wraps. A hit returns the stored reply with ``usage
 ``usage.cached_calls = 1`` and zero tokens: cache hits never count in token totals. A miss calls
 the inner model and stores the reply when it parsed as JSON; the caller deletes it again with
 ``forget(completion)`` when the JSON is then rejected by the schema (see rlm.engine.call), so
-garbage is never replayed. The key holds the model name, never the base URL or the API key.
+garbage is never replayed. The key holds the model name, never the API key, and the base URL
+(without credentials) only for the anonymous model "default".
 """
 
 from __future__ import annotations
@@ -24,6 +25,13 @@ class CachedModel:
         self.context_tokens = inner.context_tokens
         self.hits = self.misses = 0
         self._broken = False
+        # the key names the model, not where it is served; "default" (no --model: whatever the
+        # server serves) is only known by its address, so there the address is part of the key
+        self._key_name = inner.name
+        if inner.name == "default" and getattr(inner, "base_url", None):
+            from rlm.models.openai_compat import redact_url
+
+            self._key_name = f"default@{redact_url(inner.base_url)}"
 
     def __getattr__(self, attr: str) -> Any:  # base_url, confirmed_mode, describe, ...
         return getattr(self.inner, attr)
@@ -32,7 +40,7 @@ class CachedModel:
         return f"CachedModel({self.inner!r})"
 
     def key(self, messages: list[dict], schema: dict | None, limits: Limits, schema_name: str) -> str:
-        return self.cache.key(self.name, messages, schema, schema_name, limits.max_tokens,
+        return self.cache.key(self._key_name, messages, schema, schema_name, limits.max_tokens,
                               limits.temperature)
 
     async def complete(self, messages: list[dict[str, str]], schema: dict[str, Any] | None,
