@@ -70,6 +70,10 @@ class AuditOptions:
     usable_fraction: float = 0.5
     chunk_chars: int | None = None  # override the material size of one call
     module_max_files: int = 12
+    # round 1 schema: "full" (purpose, key APIs, cited facts and risks) or "brief" (purpose and
+    # key APIs only; facts and risks then come from the lens rounds). None: brief for the
+    # embedded model, which cannot cite reliably, full otherwise.
+    module_schema: str | None = None
 
 
 def parse_lenses(spec: str | None) -> tuple[str, ...]:
@@ -231,6 +235,11 @@ class _Audit:
         self.modules = group_modules(corpus.files, max_files=opts.module_max_files)
         self.module_of = {f.path: m.name for m in self.modules for f in m.files}
         self.max_chars = window_chars(model, opts.usable_fraction, opts.chunk_chars)
+        schema = opts.module_schema or ("brief" if str(getattr(model, "name", "")).startswith("local")
+                                        else "full")
+        if schema not in ("brief", "full"):
+            raise UsageError(f"unknown module schema {schema!r} (brief, full)")
+        self.brief = schema == "brief"
         self.stats = EvidenceStats()
         self.findings: list[AuditFinding] = []
         self.rejected: list[Rejected] = []
@@ -258,7 +267,8 @@ class _Audit:
         return f"{prefix}{self._job_n:04d}"
 
     def module_job(self, ch: RepoChunk, where: str | None = None) -> Job:
-        return Job(ch.id, "module", ch.module, chunk=ch, material=ch.text, task="module",
+        task = "module_brief" if self.brief else "module"
+        return Job(ch.id, "module", ch.module, chunk=ch, material=ch.text, task=task,
                    fields={"module": ch.module, "where": where or ch.describe(),
                            "lenses": ", ".join(self.opts.lenses), "material": ch.text})
 
@@ -287,6 +297,20 @@ class _Audit:
                 jobs.append(Job(self._job_id("p"), "pick", m.name, lens=lens, cands=group,
                                 mapping=mapping, material=text, task=task,
                                 fields={"module": m.name, "why": ", ".join(whys), "material": text}))
+        return jobs
+
+    def file_pick_jobs(self, module: str, path: str) -> list[Job]:
+        """One file's code lines (no blank, comment or docstring lines) as candidates."""
+        docs = self.c.doc_lines(path)
+        cands = [Candidate(path, i, s, "code line") for i, s in enumerate(self.c.lines(path), 1)
+                 if s.strip() and i not in docs]
+        jobs = []
+        for group in pack_candidates(cands, self.max_chars // 2, MAX_CANDIDATES_PER_CALL):
+            text, mapping = render_candidates(group)
+            jobs.append(Job(self._job_id("f"), "pick", module, lens="structure", cands=group,
+                            mapping=mapping, material=text, task="pick_structure",
+                            fields={"module": module, "why": f"the code lines of {path}",
+                                    "material": text}))
         return jobs
 
     def recheck_job(self, r: Rejected) -> Job | None:
@@ -370,6 +394,9 @@ class _Audit:
                     continue
                 n_thin += 1
                 for f in files:
+                    if self.brief:  # a weak model picks among all the file's code lines
+                        jobs.extend(self.file_pick_jobs(m.name, f.path))
+                        continue
                     for ch in chunk_files(self.c.root, m.name, [f], max(800, self.max_chars // 2),
                                           lines_of=self.c.lines):
                         ch.id = self._job_id("f")
@@ -528,9 +555,9 @@ class _Audit:
                 if res.purpose.strip():
                     self.purpose.setdefault(j.module, []).append(res.purpose.strip())
                 self.apis.setdefault(j.module, []).extend(a.strip() for a in res.key_apis if a.strip())
-                for fct in res.facts:
+                for fct in getattr(res, "facts", []):
                     self.cited(j, fct, "fact", rnd)
-                for r in res.risks:
+                for r in getattr(res, "risks", []):
                     self.cited(j, r, "risk", rnd)
             else:
                 for c in j.cands:
@@ -640,7 +667,7 @@ class _Audit:
         cov.lines_scanned_by_code = c.walk.total_lines
         unread_text = fcov.failed + fcov.scanned_by_code
         cov.complete = not self.opts.dry_run and not cov.chunks_failed and unread_text == 0 \
-            and not self.budget_hit and not any(r.startswith("unreadable") for r in c.unreadable.values())
+            and not self.budget_hit and not cov.skipped_incomplete()
         u = self.budget.usage
         parts = [files_statement(fcov),
                  f"The model read {cov.lines_read_by_model:,} of {c.walk.total_lines:,} lines in "
@@ -689,6 +716,10 @@ class _Audit:
             "or class boundaries)",
             f"later rounds dig where the map is thin; lenses: {', '.join(self.opts.lenses)}",
         ]
+        if self.brief:
+            reasons.append("the model is the weak embedded one: round 1 asks only what each "
+                           "module is for; facts and risks come from the lens rounds, where code "
+                           "selects candidate lines, the model picks numbers and code quotes")
         rep = AuditReport(
             command="audit", question=f"repository audit ({', '.join(self.opts.lenses)})",
             corpus=c.corpus_info(), strategy="fanout",

@@ -107,7 +107,7 @@ def profile_window(model_name: str, context_tokens: int) -> tuple[int | None, st
 
     The window is None when the profile has none (synthesis never reached 90%): the caller keeps
     its default and the reason line says why."""
-    prof = load_profile(model_name)
+    prof = load_profile(model_name) if model_name else None
     if prof is None:
         return None
     where = prof.get("_path", "")

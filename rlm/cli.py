@@ -114,7 +114,7 @@ def ask(
     opts = AskOptions(model=model, base_url=base_url, concurrency=concurrency,
                       max_tokens=max_tokens, max_calls=max_calls, timeout=timeout,
                       strategy=strategy, dry_run=dry_run, no_cache=no_cache, resume=resume,
-                      argv=sys.argv[1:])
+                      argv=_argv(path, question))
 
     def go():
         import anyio
@@ -148,6 +148,13 @@ def _emit(report, json_out: bool, out: Optional[Path], quiet: bool) -> None:
 
 
 # ------------------------------------------------------------------ run history (rlm/store.py)
+
+def _argv(*must: str) -> list[str] | None:
+    """This command line for the run record (store.py redacts secrets), when sys.argv is really
+    it (not so when the app is invoked in-process, e.g. by a test runner)."""
+    args = sys.argv[1:]
+    return args if all(m in args for m in must) else None
+
 
 def _runs_store():
     from rlm.store import RunStore
@@ -283,7 +290,7 @@ def resume_cmd(
         if v is not None:
             kw[k] = v
     kw["dry_run"] = False
-    opts = AskOptions(**kw, resume=rid, argv=sys.argv[1:])
+    opts = AskOptions(**kw, resume=rid, argv=_argv(run))
 
     def go():
         import anyio

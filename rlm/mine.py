@@ -381,7 +381,7 @@ class _Mine:
                 self.ok_paths.add(c.path)
             seen = {f.evidence_path for f in r.verified + r.inferred}
             for pk in o.result.picks:
-                cand, ev = check_pick(self.c, call.mapping, pk.n, pk.quote)
+                cand, ev = check_pick(self.c, call.mapping, pk.n, getattr(pk, "quote", ""))
                 self.stats.add(ev)
                 if cand is None or not ev.ok:
                     r.rejected.append({"claim": pk.claim, "cited": ev.evidence_path if cand else
@@ -421,7 +421,8 @@ class _Mine:
                        lines_scanned_by_code=c.walk.total_lines)
         cov.lines_read_by_model = self.read.total_lines()
         cov.bytes_read_by_model = self.read.total_bytes(c)
-        cov.complete = not self.opts.dry_run and not self.failed and not self.budget.interrupted
+        cov.complete = (not self.opts.dry_run and not self.failed and not self.budget.interrupted
+                        and not cov.skipped_incomplete())
         parts = [files_statement(fcov),
                  f"Code searched all {c.walk.total_lines:,} lines of the kept files; the model read "
                  f"{cov.lines_read_by_model:,} candidate lines in {self.chunks_ok} of "

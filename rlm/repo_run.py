@@ -114,17 +114,20 @@ class RepoCorpus:
         fc = FileCoverage(total=self.walk.listed_files, method=self.walk.method,
                           ignored_by_gitignore=self.walk.ignored_count)
         by_reason = dict(self.walk.skipped_by_reason())
-        skipped_files = [{"path": s.path, "reason": s.reason, "files": s.files}
+        skipped_files = [{"path": s.path, "reason": s.reason, "files": s.files,
+                          "incomplete": s.reason.startswith("unreadable")}
                          for s in self.walk.skipped]
         for f in self.files:
             if f.path in self.unreadable and f.path not in read:
                 reason = self.unreadable[f.path]
                 kind = reason.split(":", 1)[0]
                 by_reason[kind] = by_reason.get(kind, 0) + 1
-                skipped_files.append({"path": f.path, "reason": reason, "files": 1})
+                skipped_files.append({"path": f.path, "reason": reason, "files": 1,
+                                      "incomplete": True})
             elif not self.lines(f.path):
                 by_reason["empty"] = by_reason.get("empty", 0) + 1
-                skipped_files.append({"path": f.path, "reason": "empty: nothing to read", "files": 1})
+                skipped_files.append({"path": f.path, "reason": "empty: nothing to read", "files": 1,
+                                      "incomplete": False})
             elif f.path in read:
                 fc.read_by_model += 1
             elif f.path in failed:

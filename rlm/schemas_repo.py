@@ -42,18 +42,29 @@ class ModuleResult(BaseModel):
     risks: list[CitedRisk] = Field(default_factory=list, max_length=3)
 
 
+class ModuleBrief(BaseModel):
+    """Round 1 for a weak model (the embedded one): only what the module is for. Its facts and
+    risks come from the lens rounds, where code selects the candidate lines."""
+
+    model_config = ConfigDict(extra="forbid")
+    purpose: str = Field(max_length=160, description="what this code is for, one sentence")
+    key_apis: list[Annotated[str, Field(max_length=40)]] = Field(default_factory=list, max_length=4)
+
+
 class Pick(BaseModel):
+    """One picked candidate line. No quote: code takes it from the file (a weak model's
+    copied text is the likeliest thing to be wrong)."""
+
     model_config = ConfigDict(extra="forbid")
     n: int = Field(description="the number in brackets before the line")
-    claim: str = Field(max_length=160, description="at most 20 words")
-    quote: str = Field(default="", max_length=120, description="optional: words copied from that line")
+    claim: str = Field(max_length=120, description="at most 20 words")
 
 
 class PickResult(BaseModel):
     """Code shows numbered candidate lines; the model picks a few and says what they show."""
 
     model_config = ConfigDict(extra="forbid")
-    picks: list[Pick] = Field(default_factory=list, max_length=4)
+    picks: list[Pick] = Field(default_factory=list, max_length=3)
 
 
 class RiskPick(Pick):
@@ -62,7 +73,7 @@ class RiskPick(Pick):
 
 class RiskPickResult(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    picks: list[RiskPick] = Field(default_factory=list, max_length=4)
+    picks: list[RiskPick] = Field(default_factory=list, max_length=3)
 
 
 # ---------------------------------------------------------------- report parts (trusted)

@@ -130,7 +130,7 @@ def good_pick(req: dict, text: str) -> dict:
     for n, path, t in rows:
         if CONST.match(t) or t.strip().startswith(("def test", "assert")):
             picks.append({"n": n, "claim": f"{path}: {t.strip()[:100]}"})
-        if len(picks) == 4:
+        if len(picks) == 3:
             break
     return {"picks": picks}
 
@@ -142,14 +142,14 @@ def good_risk_pick(req: dict, text: str) -> dict:
             if rx.search(t):
                 picks.append({"n": n, "claim": claim, "severity": sev})
                 break
-        if len(picks) == 4:
+        if len(picks) == 3:
             break
     return {"picks": picks}
 
 
 def keyword_pick(req: dict, text: str) -> dict:
-    """A generic answerer for mine: the first two candidate lines containing a word of the
-    question (4+ letters), with no quote, and a third one with an exact quote."""
+    """A generic answerer for mine: the first three candidate lines containing a word of the
+    question (4+ letters)."""
     q = field(text, "Question").lower()
     words = [w for w in re.findall(r"[a-z]{4,}", q) if w not in
              {"what", "which", "does", "there", "that", "this", "with", "from", "many", "much"}]
@@ -157,10 +157,7 @@ def keyword_pick(req: dict, text: str) -> dict:
     for n, path, t in candidate_rows(text):
         low = t.lower()
         if any(w[:5] in low for w in words):
-            p = {"n": n, "claim": f"{path} mentions it: {t.strip()[:80]}"}
-            if len(picks) == 2:
-                p["quote"] = t.strip()[:60]
-            picks.append(p)
+            picks.append({"n": n, "claim": f"{path} mentions it: {t.strip()[:80]}"})
         if len(picks) == 3:
             break
     return {"picks": picks}

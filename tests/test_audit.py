@@ -95,6 +95,28 @@ def test_audit_fixture_finds_planted_facts(fake_server, tmp_path):
                         and g.source.line_start <= f.source.line_end)
 
 
+def test_audit_brief_round1_for_weak_models(fake_server, tmp_path):
+    """With the brief module schema (chosen for the embedded model) round 1 only maps the
+    modules; the planted facts come from the lens rounds: candidate lines chosen by code,
+    numbers picked by the model, quotes taken from the files by code."""
+    root = tmp_path / "repo"
+    key = write_repo(root)
+    _serve_good(fake_server)
+    fake_server.on("ModuleBrief", lambda req, text: {"purpose": "some code", "key_apis": ["Order"]})
+    rep = audit(str(root), _opts(fake_server, module_schema="brief"))
+    _check_report(root, rep)
+    assert rep.audit.rounds[0].new == 0
+    assert any("weak embedded" in r for r in rep.gate.reasons)
+    good = [f for f in rep.findings if f.verified]
+    for fact in key["facts"]:
+        assert [f for f in good if f.source.path == fact["path"]
+                and f.source.line_start <= fact["line_end"]
+                and fact["line_start"] <= f.source.line_end], fact["id"]
+    assert {s for r in fake_server.requests for s in [r["schema_name"]]} >= {
+        "ModuleBrief", "PickResult", "RiskPickResult"}
+    assert "ModuleResult" not in {r["schema_name"] for r in fake_server.requests}
+
+
 def test_audit_rejects_bad_citations_then_digs(fake_server, tmp_path):
     root = tmp_path / "repo"
     write_repo(root)

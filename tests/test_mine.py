@@ -36,7 +36,7 @@ def _oracle(key: dict):
         for n, path, t in R.candidate_rows(text):
             if (answer.get(q) and answer[q] in t) or t.strip() in false_lines:
                 picks.append({"n": n, "claim": f"{path} says {t.strip()[:100]}"})
-        return {"picks": picks[:4]}
+        return {"picks": picks[:3]}
 
     return respond
 
@@ -100,10 +100,8 @@ def test_mine_rejects_bad_picks(fake_server, tmp_path):
     key = write_repo(root)
 
     def bad(req, text):
-        rows = R.candidate_rows(text)
         return {"picks": [{"n": 9999, "claim": "a number that was not shown"},
-                          {"n": rows[0][0], "claim": "quote invented",
-                           "quote": "nothing like this is in the file"}]}
+                          {"n": 0, "claim": "numbers start at 1"}]}
 
     fake_server.on("PickResult", bad)
     q = key["facts"][0]["question"]
@@ -113,7 +111,7 @@ def test_mine_rejects_bad_picks(fake_server, tmp_path):
     assert res.placeholder == f"[fact: {q}]"
     assert len(res.rejected) == 2 and rep.evidence.rejected == 2
     reasons = " ".join(x["reason"] for x in res.rejected)
-    assert "was not shown" in reasons and "quote not found" in reasons
+    assert reasons.count("which was not shown") == 2
 
 
 def test_mine_fans_out_over_many_files(fake_server, tmp_path):
