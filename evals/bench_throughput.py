@@ -134,7 +134,7 @@ class PeakSampler:
     def __init__(self):
         import threading
 
-        self.peak_anon = self.peak_file = 0.0
+        self.peak_anon = self.peak_file = self.peak_rss = 0.0
         self._stop = threading.Event()
         self._t = threading.Thread(target=self._run, daemon=True)
 
@@ -143,6 +143,7 @@ class PeakSampler:
             st = proc_status()
             self.peak_anon = max(self.peak_anon, st.get("RssAnon", 0.0))
             self.peak_file = max(self.peak_file, st.get("RssFile", 0.0))
+            self.peak_rss = max(self.peak_rss, st.get("VmRSS", 0.0))
 
     def __enter__(self):
         self._t.start()
@@ -253,17 +254,17 @@ def child_rss(mode: str, n_chunks: int, url: str, workdir: str) -> None:
     lines_per_chunk = 3 if mode == "map" else 48  # ask: a 512-token window makes ~2 KB chunks
     path = write_corpus(Path(workdir) / f"{mode}-{n_chunks}.txt", n_chunks * lines_per_chunk)
     os.environ["RLM_DATA_DIR"] = str(Path(workdir) / f"data-{mode}-{n_chunks}")
+    import gc
+
     import rlm.api  # noqa: F401 - import everything before the baseline
     from rlm.models.openai_compat import OpenAICompatModel
-
-    import gc
 
     gc.collect()
     base = proc_status()
     t0 = time.perf_counter()
     with PeakSampler() as peak:
         if mode == "map":
-            src, chunks = chunks_of(path, n_chunks, lines_per_chunk)
+            _src, chunks = chunks_of(path, n_chunks, lines_per_chunk)
             assert len(chunks) == n_chunks, len(chunks)
             cps, _ = anyio.run(run_rlm, url, chunks, 64)
             got = len(chunks)
@@ -284,7 +285,7 @@ def child_rss(mode: str, n_chunks: int, url: str, workdir: str) -> None:
             assert rep.coverage.complete, rep.coverage.statement
             cps = got / (time.perf_counter() - t0)
     print(json.dumps({"mode": mode, "chunks": got, "baseline_mb": round(base.get("VmRSS", 0), 1),
-                      "peak_mb": round(rss_mb(), 1),
+                      "hwm_mb": round(rss_mb(), 1), "peak_mb": round(peak.peak_rss, 1),
                       "anon_growth_mb": round(peak.peak_anon - base.get("RssAnon", 0), 1),
                       "file_growth_mb": round(peak.peak_file - base.get("RssFile", 0), 1),
                       "calls_per_s": round(cps),
@@ -317,7 +318,7 @@ def main() -> None:
     servers = []
     try:
         path = write_corpus(Path(work) / "tp.txt", args.calls * 4)
-        src, chunks = chunks_of(path, args.calls, 4)
+        _src, chunks = chunks_of(path, args.calls, 4)
         bodies = bare_bodies(chunks)
         kinds = (("fake", "tests/fake_server.py (scripted, thread per connection)"),
                  ("instant", "instant asyncio endpoint (canned reply)"))
@@ -360,16 +361,18 @@ def main() -> None:
         server, url = start_server("instant")  # memory: the client is what is measured
         servers.append(server)
 
-        print("Peak RSS, each size in its own process against the instant endpoint (baseline: RSS "
-              "after imports; growth split by a 20 ms sampler into heap and file-backed pages):\n")
-        print(f"{'path':>22} | {'chunks':>7} | {'corpus':>8} | {'baseline':>9} | {'peak RSS':>9} | "
-              f"{'heap +':>8} | {'mmap +':>8} | {'calls/s':>8}")
-        print("-" * 101)
+        print("Memory, each size in its own process against the instant endpoint. baseline: RSS after "
+              "imports; run peak: sampled every 20 ms\nduring the run, its growth split into heap "
+              "(anonymous) and file-backed pages (the mmap'd corpus); HWM: getrusage ru_maxrss,\n"
+              "the process's high-water mark (it includes writing the corpus before the run).\n")
+        print(f"{'path':>22} | {'chunks':>7} | {'corpus':>8} | {'baseline':>9} | {'run peak':>9} | "
+              f"{'heap +':>8} | {'mmap +':>8} | {'HWM':>8} | {'calls/s':>7}")
+        print("-" * 110)
         for mode, label in (("map", "map path"), ("ask", "ask_async (whole run)")):
             rows = []
             for n in (int(x) for x in args.sizes.split(",")):
                 p = subprocess.run([sys.executable, __file__, "--child", mode, str(n), url, work],
-                                   capture_output=True, text=True)
+                                   capture_output=True, text=True, check=False)
                 if p.returncode != 0:
                     print(f"{label}: {n} chunks failed: {p.stderr.strip()[-400:]}")
                     continue
@@ -378,11 +381,14 @@ def main() -> None:
                 print(f"{label:>22} | {d['chunks']:>7,} | {d['corpus_mb']:>6.1f}MB | "
                       f"{d['baseline_mb']:>7.1f}MB | {d['peak_mb']:>7.1f}MB | "
                       f"{d['anon_growth_mb']:>6.1f}MB | {d['file_growth_mb']:>6.1f}MB | "
-                      f"{d['calls_per_s']:>8,}", flush=True)
+                      f"{d['hwm_mb']:>6.1f}MB | {d['calls_per_s']:>7,}", flush=True)
             if len(rows) == 2:
                 a, z = rows
-                print(f"{'':>22}   {z['chunks'] / a['chunks']:.0f}x the chunks: peak RSS "
-                      f"{z['peak_mb'] - a['peak_mb']:+.1f} MB, heap {z['anon_growth_mb'] - a['anon_growth_mb']:+.1f} MB")
+                print(f"{'':>22}   {z['chunks'] / a['chunks']:.0f}x the chunks: run peak "
+                      f"{z['peak_mb'] - a['peak_mb']:+.1f} MB (heap "
+                      f"{z['anon_growth_mb'] - a['anon_growth_mb']:+.1f} MB = "
+                      f"{(z['anon_growth_mb'] - a['anon_growth_mb']) * 2**20 / (z['chunks'] - a['chunks']):,.0f} "
+                      f"bytes per extra chunk)")
     finally:
         for server in servers:
             server.kill()

@@ -51,6 +51,18 @@ LENSES = ("structure", "risks", "tests")
 MAX_CANDIDATES_PER_CALL = 40
 MAX_CANDIDATES_PER_MODULE = 120
 MAX_RECHECKS_PER_ROUND = 12  # (at least one per module)
+PHRASE_LINES_PER_CALL = 6
+
+
+def _sane_claim(claim: str, line: str) -> bool:
+    """A weak model's claim is used only when it is a few words that mention the line."""
+    words_c = re.findall(r"[A-Za-z0-9_]{3,}", claim)
+    if len(claim.strip()) < 8 or not words_c:
+        return False
+    if max(words_c.count(w) for w in words_c) > 3:  # "purchase_purchase_purchase..."
+        return False
+    low = line.lower()
+    return any(w.lower() in low for w in words_c if not w.isdigit() or len(w) > 1)
 SEVERITY_RANK = {"high": 0, "medium": 1, "low": 2, None: 3}
 
 
@@ -70,10 +82,10 @@ class AuditOptions:
     usable_fraction: float = 0.5
     chunk_chars: int | None = None  # override the material size of one call
     module_max_files: int = 12
-    # round 1 schema: "full" (purpose, key APIs, cited facts and risks) or "brief" (purpose and
-    # key APIs only; facts and risks then come from the lens rounds). None: brief for the
-    # embedded model, which cannot cite reliably, full otherwise.
-    module_schema: str | None = None
+    # A weak model (None: the embedded one) cannot cite nor judge reliably. Then round 1 asks
+    # only what each module is for, and in the lens rounds the lines that code's rules select
+    # are the findings; the model only phrases their claims (checked to mention the line).
+    weak_model: bool | None = None
 
 
 def parse_lenses(spec: str | None) -> tuple[str, ...]:
@@ -235,11 +247,10 @@ class _Audit:
         self.modules = group_modules(corpus.files, max_files=opts.module_max_files)
         self.module_of = {f.path: m.name for m in self.modules for f in m.files}
         self.max_chars = window_chars(model, opts.usable_fraction, opts.chunk_chars)
-        schema = opts.module_schema or ("brief" if str(getattr(model, "name", "")).startswith("local")
-                                        else "full")
-        if schema not in ("brief", "full"):
-            raise UsageError(f"unknown module schema {schema!r} (brief, full)")
-        self.brief = schema == "brief"
+        weak = opts.weak_model
+        if weak is None:
+            weak = str(getattr(model, "name", "")).startswith("local")
+        self.brief = bool(weak)
         self.stats = EvidenceStats()
         self.findings: list[AuditFinding] = []
         self.rejected: list[Rejected] = []
@@ -291,6 +302,13 @@ class _Audit:
         jobs = []
         for m in self.modules:
             cands = lens_candidates(self.c, m, lens)
+            if self.brief:  # code's rules select; the model phrases, a few lines per call
+                for group in pack_candidates(cands, self.max_chars, PHRASE_LINES_PER_CALL):
+                    text, mapping = render_candidates(group)
+                    jobs.append(Job(self._job_id("p"), "phrase", m.name, lens=lens, cands=group,
+                                    mapping=mapping, material=text, task="phrase",
+                                    fields={"module": m.name, "material": text}))
+                continue
             for group in pack_candidates(cands, self.max_chars, MAX_CANDIDATES_PER_CALL):
                 text, mapping = render_candidates(group)
                 whys = sorted({c.why for c in group})
@@ -298,6 +316,28 @@ class _Audit:
                                 mapping=mapping, material=text, task=task,
                                 fields={"module": m.name, "why": ", ".join(whys), "material": text}))
         return jobs
+
+    def phrased(self, job: Job, res, rnd: int) -> None:
+        """Weak-model lens calls: every candidate line becomes a finding (code's rule selected
+        it; code quotes it); its claim is the model's when that mentions the line's words."""
+        given = {}
+        for c in (getattr(res, "claims", None) or []):
+            given.setdefault(c.n, c.claim)
+        kind = {"risks": "risk", "tests": "fact", "structure": "fact"}[job.lens]
+        for n, cand in job.mapping.items():
+            c, ev = check_pick(self.c, job.mapping, n)
+            self.stats.add(ev)
+            if not ev.ok:
+                continue
+            claim = given.get(n, "")
+            if res is not None and _sane_claim(claim, cand.text):
+                note = f"selected by code ({cand.why}); claim phrased by the model"
+            else:
+                claim = f"{cand.why}: {' '.join(cand.text.split())[:100]}"
+                note = f"selected by code ({cand.why}); claim written by code" + (
+                    "" if res is not None else " (the model call failed)")
+            self._add(self._finding(ev, kind, job.module, claim, cand.text.strip(), rnd,
+                                    job.lens, job.id, cand.severity, note))
 
     def file_pick_jobs(self, module: str, path: str) -> list[Job]:
         """One file's code lines (no blank, comment or docstring lines) as candidates."""
@@ -542,6 +582,8 @@ class _Audit:
                     self._chunk_by_id.setdefault(j.id, j.chunk)
                 else:  # an extra dig (lens, recheck, one-file re-read): the files were read
                     self.other_failed.append(fc)
+                    if j.kind == "phrase" and not reason.startswith(("not run", "interrupted")):
+                        self.phrased(j, None, rnd)
                 self.emit("chunk", {"ok": False, "tokens": self.budget.usage.total_tokens})
                 return
             self.chunks_ok += 1
@@ -559,6 +601,10 @@ class _Audit:
                     self.cited(j, fct, "fact", rnd)
                 for r in getattr(res, "risks", []):
                     self.cited(j, r, "risk", rnd)
+            elif j.kind == "phrase":
+                for c in j.cands:
+                    self.read.add(c.path, c.line, c.line)
+                self.phrased(j, res, rnd)
             else:
                 for c in j.cands:
                     self.read.add(c.path, c.line, c.line)
@@ -717,9 +763,9 @@ class _Audit:
             f"later rounds dig where the map is thin; lenses: {', '.join(self.opts.lenses)}",
         ]
         if self.brief:
-            reasons.append("the model is the weak embedded one: round 1 asks only what each "
-                           "module is for; facts and risks come from the lens rounds, where code "
-                           "selects candidate lines, the model picks numbers and code quotes")
+            reasons.append("weak model (the embedded one): round 1 asks only what each module is "
+                           "for; in the lens rounds the lines code's rules select are the "
+                           "findings (code quotes them) and the model only phrases their claims")
         rep = AuditReport(
             command="audit", question=f"repository audit ({', '.join(self.opts.lenses)})",
             corpus=c.corpus_info(), strategy="fanout",

@@ -230,19 +230,28 @@ def show_cmd(run: str = typer.Argument(..., help="run id, unique prefix, or 'las
     from rlm.render import report_markdown
     from rlm.schemas import Report
 
-    r = _run(lambda: (lambda s: s.get(s.resolve(run)))(_runs_store()))
+    def load():
+        s = _runs_store()
+        return s.get(s.resolve(run))
+
+    r = _run(load)
     rep = r.get("report")
     if json_out:
         out = rep if rep is not None else {**_run_summary(r), "report": None}
         sys.stdout.buffer.write(orjson.dumps(out, option=orjson.OPT_INDENT_2) + b"\n")
         return
     if rep is not None:
-        Console(highlight=False, soft_wrap=True).print(report_markdown(Report.model_validate(rep)),
-                                                       markup=False)
+        try:
+            md = report_markdown(Report.model_validate(rep))
+        except Exception:  # noqa: BLE001 - a report recorded by another version of rlm
+            md = (f"# {rep.get('command')}: {rep.get('question')}\n\n{rep.get('answer', '')}\n\n"
+                  f"Run: {r['id']} (recorded by another version; --json shows all of it).")
+        Console(highlight=False, soft_wrap=True).print(md, markup=False)
         return
-    lines = [f"Run {r['id']} ({r['command']}) has no report: status {r['status']}, "
-             f"{r.get('chunks_ok') or 0} chunk(s) answered and {r.get('chunks_failed') or 0} failed "
-             f"of {r.get('chunks_total') if r.get('chunks_total') is not None else '?'}."]
+    total = r.get("chunks_total") if r.get("chunks_total") is not None else "?"
+    lines = [(f"Run {r['id']} ({r['command']}) has no report: status {r['status']}, "
+              f"{r.get('chunks_ok') or 0} chunk(s) answered and {r.get('chunks_failed') or 0} "
+              f"failed of {total}.")]
     if r.get("error"):
         lines.append(f"Error: {r['error']}")
     if r["status"] in ("died", "error", "interrupted"):

@@ -67,6 +67,19 @@ class PickResult(BaseModel):
     picks: list[Pick] = Field(default_factory=list, max_length=3)
 
 
+class Phrase(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    n: int = Field(description="the number in brackets before the line")
+    claim: str = Field(max_length=100, description="at most 15 words about that line")
+
+
+class PhraseResult(BaseModel):
+    """Weak models: one short claim per numbered line that code selected."""
+
+    model_config = ConfigDict(extra="forbid")
+    claims: list[Phrase] = Field(default_factory=list, max_length=6)
+
+
 class RiskPick(Pick):
     severity: Severity = "medium"
 

@@ -29,8 +29,9 @@ import sqlite3
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import orjson
 
@@ -41,9 +42,9 @@ CACHE_KEY_VERSION = "rlm-call-v1"
 # events written to the run record (progress-only events such as "start" are not)
 RECORDED_EVENTS = {"gate", "plan", "chunk", "reduce", "report", "resume"}
 
-_SECRET_ENV = re.compile(r"(KEY|TOKEN|SECRET|PASSW|AUTH|CREDENTIAL)", re.I)
+_SECRET_ENV = re.compile(r"(KEY|TOKEN|SECRET|PASSW|AUTH|CREDENTIAL)", re.IGNORECASE)
 _SECRET_FLAG = re.compile(r"^--?[\w-]*(api[-_]?key|key|token|secret|passw(or)?d?|auth\w*|credential\w*)$",
-                          re.I)
+                          re.IGNORECASE)
 _SECRET_SHAPES = re.compile(r"(\bsk-[A-Za-z0-9_\-]{8,}|\bBearer\s+[A-Za-z0-9._~+/=\-]{8,})")
 
 
@@ -336,7 +337,7 @@ class RunStore:
     # -- writing
     def start(self, run_id: str, *, command: str, argv: list[str], options: dict, corpus: str,
               question: str, resumed_from: str | None = None,
-              secrets: list[str] | None = None) -> "Recorder":
+              secrets: list[str] | None = None) -> Recorder:
         secrets = secret_values() if secrets is None else secrets
         with self._lock:
             self._con.execute(

@@ -95,26 +95,40 @@ def test_audit_fixture_finds_planted_facts(fake_server, tmp_path):
                         and g.source.line_start <= f.source.line_end)
 
 
-def test_audit_brief_round1_for_weak_models(fake_server, tmp_path):
-    """With the brief module schema (chosen for the embedded model) round 1 only maps the
-    modules; the planted facts come from the lens rounds: candidate lines chosen by code,
-    numbers picked by the model, quotes taken from the files by code."""
+def test_audit_weak_model_mode(fake_server, tmp_path):
+    """Weak-model mode (chosen for the embedded model): round 1 only maps the modules; the lines
+    code's rules select are the findings, quoted by code; the model phrases claims, which are
+    used only when they mention the line."""
     root = tmp_path / "repo"
     key = write_repo(root)
-    _serve_good(fake_server)
+
+    def phrase(req, text):
+        claims = []
+        for i, (n, path, t) in enumerate(R.candidate_rows(text)):
+            # every other claim is junk that must be replaced by code's claim
+            claims.append({"n": n, "claim": f"sets {t.split()[0]}" if i % 2 == 0
+                           else "purchase_purchase_purchase_purchase"})
+        return {"claims": claims[:6]}
+
     fake_server.on("ModuleBrief", lambda req, text: {"purpose": "some code", "key_apis": ["Order"]})
-    rep = audit(str(root), _opts(fake_server, module_schema="brief"))
+    fake_server.on("PhraseResult", phrase)
+    fake_server.on("PickResult", lambda req, text: {"picks": []})
+    rep = audit(str(root), _opts(fake_server, weak_model=True))
     _check_report(root, rep)
     assert rep.audit.rounds[0].new == 0
-    assert any("weak embedded" in r for r in rep.gate.reasons)
+    assert any("weak model" in r for r in rep.gate.reasons)
     good = [f for f in rep.findings if f.verified]
     for fact in key["facts"]:
         assert [f for f in good if f.source.path == fact["path"]
                 and f.source.line_start <= fact["line_end"]
                 and fact["line_start"] <= f.source.line_end], fact["id"]
-    assert {s for r in fake_server.requests for s in [r["schema_name"]]} >= {
-        "ModuleBrief", "PickResult", "RiskPickResult"}
-    assert "ModuleResult" not in {r["schema_name"] for r in fake_server.requests}
+    assert not [f for f in good if "purchase_purchase" in f.claim]
+    assert [f for f in good if f.note and f.note.endswith("claim written by code")]
+    assert [f for f in good if f.note and f.note.endswith("claim phrased by the model")]
+    sha1 = [f for f in good if "hashlib.sha1" in f.evidence]
+    assert sha1 and sha1[0].kind == "risk" and sha1[0].severity == "high"
+    names = {r["schema_name"] for r in fake_server.requests}
+    assert {"ModuleBrief", "PhraseResult"} <= names and "ModuleResult" not in names
 
 
 def test_audit_rejects_bad_citations_then_digs(fake_server, tmp_path):

@@ -7,7 +7,6 @@ the line range in their user message ("Excerpt (PATH:A-B)").
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -16,9 +15,17 @@ import time
 from collections import Counter
 
 import pytest
+from test_store import (
+    QUESTION,
+    chunk_of,
+    cli_env,
+    map_requests,
+    map_responder,
+    rlm,
+    write_corpus,
+)
 
 from rlm.store import RunStore
-from test_store import QUESTION, chunk_of, cli_env, map_requests, map_responder, rlm, write_corpus
 
 
 def _wait(pred, timeout: float, what: str) -> None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from rlm.corpus.source import TextSource
 
 
-@dataclass
+@dataclass(slots=True)  # 20,000 chunks in memory at once: keep each small
 class Chunk:
     id: str
     path: str
