@@ -46,6 +46,7 @@ class AskOptions:
     model: str | None = None
     base_url: str | None = None
     api_key: str | None = None
+    sub_model: str | None = None  # for the fan-out's sub-calls (map, judge, merge); same server
     concurrency: int = 4
     max_tokens: int | None = None  # total token budget of the run
     max_calls: int | None = None
@@ -174,14 +175,20 @@ async def ask_async(path: str, question: str, opts: AskOptions, model: Model | N
     t0 = time.monotonic()
     corpus = open_corpus(path)
     own_model = model is None
-    rec = report = None
+    rec = report = sub = None
     try:
         if model is None:
             from rlm.models.registry import resolve_model
 
             model = resolve_model(opts.model, opts.base_url, opts.api_key, timeout=opts.timeout)
             model = store.wrap_model(model, opts)  # call cache (rlm/store.py)
-        run = _Run(corpus, question, opts, model, on_event or (lambda e, d: None))
+        sub = None
+        if opts.sub_model:
+            from rlm.models.registry import resolve_model
+
+            sub = store.wrap_model(resolve_model(opts.sub_model, opts.base_url, opts.api_key,
+                                                 timeout=opts.timeout), opts)
+        run = _Run(corpus, question, opts, model, on_event or (lambda e, d: None), sub=sub)
         rec = store.record_run(run, path, question, opts)  # run record; checks opts.resume
         scope = anyio.CancelScope()
         async with anyio.create_task_group() as tg:
@@ -197,6 +204,8 @@ async def ask_async(path: str, question: str, opts: AskOptions, model: Model | N
         corpus.close()
         if own_model and model is not None:
             await model.aclose()
+        if sub is not None:
+            await sub.aclose()
 
 
 def ask(path: str, question: str, opts: AskOptions | None = None, **kw) -> Report:
@@ -208,8 +217,9 @@ class _Run:
     """State of one ask run: the budget, coverage counters, findings."""
 
     def __init__(self, corpus: Corpus, question: str, opts: AskOptions, model: Model,
-                 emit: Callable[[str, dict], None]):
+                 emit: Callable[[str, dict], None], sub: Model | None = None):
         self.corpus, self.q, self.opts, self.model, self.emit = corpus, question, opts, model, emit
+        self.sub = sub or model  # sub-calls (map, judge, merge); the main model synthesises
         self.budget = Budget(opts.max_tokens, opts.max_calls, opts.max_wall_s)
         self.cov = Coverage(bytes_total=corpus.probe.bytes, lines_total=corpus.probe.lines,
                             skipped=corpus.skipped, declared=list(corpus.probe.notes))
@@ -220,7 +230,7 @@ class _Run:
         self.synth_needed = False
         self.run_id = time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
         self.cpt = chars_per_token(model, corpus.probe)
-        self.window = max(512, int(model.context_tokens * opts.usable_fraction) - PROMPT_OVERHEAD_TOKENS)
+        self.window = max(512, int(min(model.context_tokens, self.sub.context_tokens) * opts.usable_fraction) - PROMPT_OVERHEAD_TOKENS)
         from rlm.calibrate import profile_window  # `rlm calibrate` profile, when one exists
 
         cal = profile_window(getattr(model, "name", ""), model.context_tokens)
@@ -423,7 +433,7 @@ class _Run:
 
         async def work(g: Group):
             self.emit("start", {"chunk": g.id})
-            return await judge_group(self.model, g, self.q, self.budget, self.opts.timeout)
+            return await judge_group(self.sub, g, self.q, self.budget, self.opts.timeout)
 
         self.emit("plan", {"total": len(groups), "concurrency": self.opts.concurrency})
         self.answer_parts.append(
@@ -492,7 +502,7 @@ class _Run:
             self.emit("start", {"chunk": c.id})
             msgs = recipe.messages("giant-file", "map", question=self.q, where=c.describe(),
                                    material=c.numbered_text(MAX_LINE_CHARS))
-            res, _ = await call_json(self.model, msgs, out_model,
+            res, _ = await call_json(self.sub, msgs, out_model,
                                      Limits(max_tokens=t["max_tokens"], timeout=self.opts.timeout),
                                      self.budget)
             return res
@@ -529,7 +539,7 @@ class _Run:
             return self.model.count_tokens(render(fs))
 
         agg, info = await reduce_findings(
-            None if self.budget.interrupted else self.model, raw, self.q,
+            None if self.budget.interrupted else self.sub, raw, self.q,
             fits=lambda fs: size(fs) <= synth_window, size=size, budget=self.budget,
             timeout=self.opts.timeout, log=lambda m: self.emit("reduce", {"msg": m}))
         self.reduce = info

@@ -93,6 +93,8 @@ def ask(
     question: str = typer.Argument(..., help="the question"),
     model: Optional[str] = ModelOpt,
     base_url: Optional[str] = BaseUrlOpt,
+    sub_model: Optional[str] = typer.Option(None, "--sub-model", help="model for the fan-out's "
+                                            "sub-calls (same server); --model synthesises"),
     concurrency: int = ConcOpt,
     max_tokens: Optional[int] = MaxTokOpt,
     max_calls: Optional[int] = MaxCallsOpt,
@@ -111,7 +113,7 @@ def ask(
     from rlm.api import AskOptions, ask_async
     from rlm.progress import Progress
 
-    opts = AskOptions(model=model, base_url=base_url, concurrency=concurrency,
+    opts = AskOptions(model=model, base_url=base_url, sub_model=sub_model, concurrency=concurrency,
                       max_tokens=max_tokens, max_calls=max_calls, timeout=timeout,
                       strategy=strategy, dry_run=dry_run, no_cache=no_cache, resume=resume,
                       argv=_argv(path, question))

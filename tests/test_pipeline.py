@@ -244,3 +244,20 @@ def test_reduce_stops_on_token_budget(tmp_path, fake_server):
     assert rep.coverage.chunks_ok == n_chunks
     assert len([f for f in rep.findings if f.verified]) == 3 * n_chunks
     assert not [r for r in fake_server.requests if r["schema_name"] == "MergeResult"]
+
+
+def test_sub_model_takes_the_map_calls_and_model_synthesises(tmp_path, fake_server):
+    import json as _json
+    import subprocess
+    import sys
+
+    p = _prose(tmp_path, planted={900: "The MIGRATION finished on Tuesday."})
+    fake_server.on("MapResult", keyword_mapper("MIGRATION"))
+    fake_server.on("AnswerResult", lambda r, t: {"answer": "The migration finished.", "cites": [1]})
+    r = subprocess.run([sys.executable, "-m", "rlm.cli", "ask", str(p), "when did it finish?",
+                        "--base-url", fake_server.url, "--model", "big-one", "--sub-model",
+                        "small-one", "--json"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    models = {(q["schema_name"], q["body"]["model"]) for q in fake_server.requests}
+    assert models == {("MapResult", "small-one"), ("AnswerResult", "big-one")}
+    assert _json.loads(r.stdout)["findings"][0]["source"]["line_start"] == 900
