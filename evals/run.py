@@ -34,6 +34,7 @@ import json
 import os
 import platform
 import random
+import shutil
 import sys
 import tempfile
 import time
@@ -52,8 +53,13 @@ from evals.harness import (RunResult, run_naive, run_rlm, run_truncated,  # noqa
 
 ALL_CASES = ("log-anomalies", "log-needle", "notes-180", "transcript-story", "transcript-revised",
              "fault", "context-assembly")
-FULL = {"log_lines": 600_000, "transcript_lines": 600, "naive_max_calls": 2, "ca_seeds": [7, 8]}
-QUICK = {"log_lines": 20_000, "transcript_lines": 300, "naive_max_calls": 1, "ca_seeds": [7]}
+# Sizes: the embedded model reads ~40-100 prompt tokens/s on 2 busy cores once prompts reach a
+# few thousand tokens, so every window-sized call costs one to three minutes. The default run
+# makes about 14 such calls (transcript fan-outs, truncated reads, capped naive fan-outs).
+FULL = {"log_lines": 600_000, "transcript_lines": 600, "naive_max_calls": 1, "ca_seeds": [7],
+        "buried_tokens": 2500}
+QUICK = {"log_lines": 20_000, "transcript_lines": 300, "naive_max_calls": 1, "ca_seeds": [7],
+         "buried_tokens": 1500}
 
 NOTES_FACT_LINE = 131
 NOTES_QUESTION = "Which room is the team offsite booked in?"
@@ -255,7 +261,7 @@ async def case_context_assembly(model, fx: Fixtures, args, preserve) -> list[dic
     from evals.context_assembly import build_items, run_context_assembly
 
     items = build_items(fx.sizes["ca_seeds"], fx.dir)
-    buried = min(args.buried_tokens, int(model.context_tokens * 0.6))
+    buried = min(args.buried_tokens or fx.sizes["buried_tokens"], int(model.context_tokens * 0.6))
     out = []
     for res in await run_context_assembly(model, items, buried, timeout=args.timeout):
         mean_prompt = round(sum(d["prompt_tokens_est"] for d in res.details) / max(1, res.total))
@@ -410,9 +416,9 @@ def parse_args(argv=None):
     ap.add_argument("--log-lines", type=int, help="log fixture size (default 600,000; quick 20,000)")
     ap.add_argument("--transcript-lines", type=int, help="transcript size (default 600; quick 300)")
     ap.add_argument("--naive-max-calls", type=int,
-                    help="cap for the naive fan-out where it needs more calls (default 2; quick 1)")
-    ap.add_argument("--buried-tokens", type=int, default=3000,
-                    help="size of the buried layout in the context-assembly case")
+                    help="cap for the naive fan-out where it needs more calls (default 1)")
+    ap.add_argument("--buried-tokens", type=int,
+                    help="size of the buried layout in the context-assembly case (2,500; 1,500)")
     ap.add_argument("--concurrency", type=int, default=4)
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds per model request")
     ap.add_argument("--rerun-identical", action="store_true",
@@ -421,7 +427,8 @@ def parse_args(argv=None):
                     help="let a saved `rlm calibrate` profile set the window")
     ap.add_argument("--out-dir", default=str(ROOT / "evals"), help="where RESULTS.md goes")
     ap.add_argument("--no-write", action="store_true", help="print the table only")
-    ap.add_argument("--workdir", help="where fixtures are written (default: a temp dir)")
+    ap.add_argument("--workdir", help="where fixtures are written and kept (default: a temp "
+                    "dir, removed at the end)")
     return ap.parse_args(argv)
 
 
@@ -451,6 +458,7 @@ def main(argv=None) -> int:
     try:
         model = resolve_model(args.model, args.base_url, timeout=args.timeout)
     except RlmError as e:
+        shutil.rmtree(tmp, ignore_errors=True)
         print(f"evals: {e}", file=sys.stderr)
         return 2
     fx = Fixtures(workdir, sizes)
@@ -476,6 +484,8 @@ def main(argv=None) -> int:
     except RlmError as e:
         print(f"evals: {e}", file=sys.stderr)
         return 2
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)  # fixtures (unless --workdir), records, cache
     wall = time.monotonic() - t0
     try:
         import llama_cpp
@@ -485,7 +495,8 @@ def main(argv=None) -> int:
         llama_v = "not installed"
     sizes_note = (f"log fixture {sizes['log_lines']:,} lines, transcript {sizes['transcript_lines']:,} "
                   f"lines, notes 180 lines, naive fan-out capped at {sizes['naive_max_calls']} call(s) "
-                  f"where it needs more, context-assembly seeds {sizes['ca_seeds']}")
+                  f"where it needs more, context assembly: transcript seed(s) {sizes['ca_seeds']}, "
+                  f"buried layout ~{args.buried_tokens or sizes['buried_tokens']:,} tokens")
     cmd = "python -m evals.run" + (" --quick" if args.quick else "")
     if set(cases) != set(ALL_CASES):
         cmd += f" --cases {','.join(cases)}"

@@ -39,8 +39,11 @@ from rlm.models.base import Model
 from rlm.repo_chunks import RepoChunk, chunk_files, chunk_modules, is_doc_file, is_test_file
 from rlm.repo_run import (
     Candidate, ReadTracker, RepoCorpus, call_task, check_pick, est_tokens, files_statement,
-    new_run_id, pack_candidates, render_candidates, window_chars, with_model, words,
+    is_weak_model, new_run_id, pack_candidates, render_candidates, window_chars, with_model,
+    words,
 )
+from rlm.repo_run import repetitive as _repetitive
+from rlm.repo_run import sane_claim as _sane_claim
 from rlm.schemas import Coverage, Estimate, FailedChunk, GateInfo, Source, UsageInfo
 from rlm.schemas_repo import (
     AuditFinding, AuditInfo, AuditReport, EvidenceCounts, ModuleInfo, RoundInfo,
@@ -52,17 +55,6 @@ MAX_CANDIDATES_PER_CALL = 40
 MAX_CANDIDATES_PER_MODULE = 120
 MAX_RECHECKS_PER_ROUND = 12  # (at least one per module)
 PHRASE_LINES_PER_CALL = 6
-
-
-def _sane_claim(claim: str, line: str) -> bool:
-    """A weak model's claim is used only when it is a few words that mention the line."""
-    words_c = re.findall(r"[A-Za-z0-9_]{3,}", claim)
-    if len(claim.strip()) < 8 or not words_c:
-        return False
-    if max(words_c.count(w) for w in words_c) > 3:  # "purchase_purchase_purchase..."
-        return False
-    low = line.lower()
-    return any(w.lower() in low for w in words_c if not w.isdigit() or len(w) > 1)
 SEVERITY_RANK = {"high": 0, "medium": 1, "low": 2, None: 3}
 
 
@@ -247,10 +239,7 @@ class _Audit:
         self.modules = group_modules(corpus.files, max_files=opts.module_max_files)
         self.module_of = {f.path: m.name for m in self.modules for f in m.files}
         self.max_chars = window_chars(model, opts.usable_fraction, opts.chunk_chars)
-        weak = opts.weak_model
-        if weak is None:
-            weak = str(getattr(model, "name", "")).startswith("local")
-        self.brief = bool(weak)
+        self.brief = is_weak_model(model) if opts.weak_model is None else bool(opts.weak_model)
         self.stats = EvidenceStats()
         self.findings: list[AuditFinding] = []
         self.rejected: list[Rejected] = []
@@ -269,6 +258,8 @@ class _Audit:
         self.calls_failed = 0
         self.budget_hit = False
         self.declared: list[str] = []
+        self.dropped_purposes = 0
+        self.dropped_picks = 0
         self.n = 0
         self._job_n = 0
 
@@ -522,6 +513,9 @@ class _Audit:
             kind = origin.kind
         else:
             kind = {"risks": "risk", "tests": "fact", "structure": "fact"}[job.lens]
+        if self.brief and ev.ok and cand is not None and not _sane_claim(pick.claim, cand.text):
+            self.dropped_picks += 1  # a weak model's pick whose claim is not about its line
+            return False
         if not ev.ok or cand is None:
             if job.kind != "recheck":  # a failed recheck is not rechecked again
                 self.rejected.append(Rejected(kind, job.module, pick.claim, ev.path if cand is None
@@ -594,8 +588,11 @@ class _Audit:
                     self.read.add(p.path, p.start, p.end)
                 if (j.origin or {}).get("retry_of"):
                     self.failed_chunks.pop(j.origin["retry_of"], None)
-                if res.purpose.strip():
-                    self.purpose.setdefault(j.module, []).append(res.purpose.strip())
+                purpose = " ".join(res.purpose.split())
+                if purpose and _repetitive(purpose):
+                    self.dropped_purposes += 1
+                elif purpose:
+                    self.purpose.setdefault(j.module, []).append(purpose)
                 self.apis.setdefault(j.module, []).extend(a.strip() for a in res.key_apis if a.strip())
                 for fct in getattr(res, "facts", []):
                     self.cited(j, fct, "fact", rnd)
@@ -691,6 +688,12 @@ class _Audit:
 
     def report(self, t0: float, run_id: str) -> AuditReport:
         c = self.c
+        if self.dropped_purposes:
+            self.declared.append(f"{self.dropped_purposes} module purpose(s) written by the model "
+                                 "were dropped as degenerate (one word repeated)")
+        if self.dropped_picks:
+            self.declared.append(f"{self.dropped_picks} line(s) picked by the weak model were "
+                                 "dropped: their claims did not mention the picked line")
         read_files = {f.path for f in c.files if self.read.covers(f.path, len(c.lines(f.path)))
                       and f.path in self.parts_needed}
         failed_files = set()

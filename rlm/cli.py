@@ -389,8 +389,7 @@ def audit_cmd(
 ) -> None:
     """Audit a repository: module map, findings with checked path:line evidence, ranked risks.
 
-    Rounds continue until two consecutive rounds add nothing new, nothing is left to dig, or
-    the budget is spent; the report says which."""
+    Rounds stop after two rounds that add nothing new, when nothing is left to dig, or at the budget."""
     from rlm.audit import AuditOptions, audit_async, audit_markdown, parse_lenses
     from rlm.progress import Progress
 

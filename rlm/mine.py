@@ -36,7 +36,8 @@ from rlm.models.base import Model
 from rlm.repo_chunks import block_end, is_doc_file, is_test_file
 from rlm.repo_run import (
     STOPWORDS, Candidate, ReadTracker, RepoCorpus, call_task, check_pick, est_tokens,
-    files_statement, new_run_id, pack_candidates, render_candidates, window_chars, with_model,
+    files_statement, is_weak_model, new_run_id, pack_candidates, render_candidates, sane_claim,
+    window_chars, with_model,
 )
 from rlm.schemas import Coverage, Estimate, FailedChunk, Finding, GateInfo, Source, UsageInfo
 from rlm.schemas_repo import EvidenceCounts, Fact, MineReport, QuestionResult
@@ -74,6 +75,7 @@ class MineOptions:
     usable_fraction: float = 0.5
     chunk_chars: int | None = None
     one_call_max_files: int = ONE_CALL_MAX_FILES
+    weak_model: bool | None = None  # None: the embedded model is weak (its claims are checked)
 
 
 # ------------------------------------------------------------------------------ keywords
@@ -336,6 +338,8 @@ class _Mine:
         self.failed_paths: set[str] = set()
         self.ok_paths: set[str] = set()
         self.chunks_ok = 0
+        self.weak = is_weak_model(model) if opts.weak_model is None else bool(opts.weak_model)
+        self.dropped = 0
 
     def plan(self) -> None:
         scoper = _Scoper(self.c)
@@ -388,6 +392,12 @@ class _Mine:
                                        f"[{pk.n}]", "reason": ev.reason})
                     continue
                 if ev.evidence_path in seen:
+                    continue
+                if self.weak and not sane_claim(pk.claim, cand.text):
+                    self.dropped += 1  # a weak model's claim that is not about its line
+                    r.rejected.append({"claim": pk.claim[:120], "cited": ev.evidence_path,
+                                       "reason": "the claim does not mention the picked line "
+                                       "(weak model): dropped"})
                     continue
                 seen.add(ev.evidence_path)
                 basis = basis_of(self.c, ev.path, ev.line_start)

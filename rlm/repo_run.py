@@ -256,6 +256,29 @@ def words(text: str, min_len: int = 3) -> list[str]:
     return out
 
 
+# ------------------------------------------------------------------------------ weak models
+
+
+def is_weak_model(model) -> bool:
+    """The embedded model (SmolLM2-135M) cannot cite or judge reliably."""
+    return str(getattr(model, "name", "")).startswith("local")
+
+
+def repetitive(text: str) -> bool:
+    """Degenerate output of a weak model: one word (or word part) over and over."""
+    parts = [w.lower() for w in re.findall(r"[A-Za-z0-9]{3,}", text)]
+    return bool(parts) and max(parts.count(w) for w in parts) > 3
+
+
+def sane_claim(claim: str, line: str) -> bool:
+    """A weak model's claim is kept only when it is a few words that mention the line."""
+    words_c = re.findall(r"[A-Za-z0-9_]{3,}", claim)
+    if len(claim.strip()) < 8 or not words_c or repetitive(claim):
+        return False
+    low = line.lower()
+    return any(w.lower() in low for w in words_c)
+
+
 # ------------------------------------------------------------------------------ calls
 
 

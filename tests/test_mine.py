@@ -177,3 +177,22 @@ def test_mine_on_httpx_source(fake_server, tmp_path):
     assert rep.coverage.complete
     assert all(re.match(r"^[^/].*:\d+(-\d+)?$", f.evidence_path)
                for q in rep.questions for f in q.verified)
+
+
+def test_mine_weak_model_claims_must_mention_the_line(fake_server, tmp_path):
+    root = tmp_path / "repo"
+    key = write_repo(root)
+    fact = key["facts"][0]  # MAX_RETRIES = N
+
+    def respond(req, text):
+        rows = [r for r in R.candidate_rows(text) if fact["quote"] in r[2]]
+        n = rows[0][0]
+        return {"picks": [{"n": n, "claim": "retry_retry_retry_retry"},
+                          {"n": n, "claim": "MAX_RETRIES is the retry limit"}]}
+
+    fake_server.on("PickResult", respond)
+    rep = mine(str(root), [fact["question"]],
+               MineOptions(model="fake", base_url=fake_server.url, weak_model=True))
+    [q] = rep.questions
+    assert [f.claim for f in q.verified] == ["MAX_RETRIES is the retry limit"]
+    assert any("weak model" in x["reason"] for x in q.rejected)
