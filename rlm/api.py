@@ -6,7 +6,6 @@ text files of a folder) through `TextSource`, so nothing reads a corpus whole in
 
 from __future__ import annotations
 
-import signal
 import sys
 import time
 import uuid
@@ -23,7 +22,7 @@ from rlm.corpus.probe import Probe, classify, probe_source
 from rlm.corpus.profile import profile_log
 from rlm.corpus.source import TextSource
 from rlm.engine import coverage as coverage_mod
-from rlm.engine.budget import Budget
+from rlm.engine.budget import Budget, watch_sigint
 from rlm.engine.call import call_json
 from rlm.engine.candidates import Group, code_claim, group_candidates, judge_group
 from rlm.engine.mapper import Outcome, map_items
@@ -156,15 +155,6 @@ def _finding(fid: str, claim: str, src: TextSource, a: int, b: int, verified: bo
                    verified=verified, chunk=chunk, **kw)
 
 
-def _install_sigint(budget: Budget, scope: anyio.CancelScope, tg) -> None:
-    async def watch() -> None:
-        with anyio.open_signal_receiver(signal.SIGINT) as sigs:
-            async for _ in sigs:
-                budget.interrupted = True
-                scope.cancel()
-    tg.start_soon(watch)
-
-
 # ------------------------------------------------------------------------------------ ask
 
 async def ask_async(path: str, question: str, opts: AskOptions, model: Model | None = None,
@@ -193,7 +183,7 @@ async def ask_async(path: str, question: str, opts: AskOptions, model: Model | N
         scope = anyio.CancelScope()
         async with anyio.create_task_group() as tg:
             if handle_sigint:
-                _install_sigint(run.budget, scope, tg)
+                watch_sigint(run.budget, scope, tg)
             report = await run.execute(scope)
             tg.cancel_scope.cancel()
         report.usage.wall_s = round(time.monotonic() - t0, 3)
@@ -628,3 +618,19 @@ def _numbered(g: Group) -> str:
     from rlm.engine.candidates import numbered
 
     return numbered(g)
+
+
+# ------------------------------------------------------------------------------------ repos
+
+def audit(repo: str, opts=None, **kw):
+    """`rlm audit` as a library call (see rlm.audit)."""
+    from rlm.audit import audit as _audit
+
+    return _audit(repo, opts, **kw)
+
+
+def mine(repo: str, questions: list[str], opts=None, **kw):
+    """`rlm mine` as a library call (see rlm.mine)."""
+    from rlm.mine import mine as _mine
+
+    return _mine(repo, questions, opts, **kw)

@@ -71,6 +71,7 @@ class AuditOptions:
     lenses: tuple[str, ...] = LENSES
     max_rounds: int = 6
     dry_run: bool = False
+    no_cache: bool = False  # fresh calls (answers still stored)
     usable_fraction: float = 0.5
     chunk_chars: int | None = None  # override the material size of one call
     module_max_files: int = 12

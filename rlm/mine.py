@@ -72,6 +72,7 @@ class MineOptions:
     max_wall_s: float | None = None
     timeout: float = 120.0
     dry_run: bool = False
+    no_cache: bool = False  # fresh calls (answers still stored)
     usable_fraction: float = 0.5
     chunk_chars: int | None = None
     one_call_max_files: int = ONE_CALL_MAX_FILES

@@ -14,7 +14,6 @@
 from __future__ import annotations
 
 import re
-import signal
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -23,9 +22,9 @@ from typing import Awaitable, Callable, Iterable, Sequence
 
 import anyio
 
-from rlm import evidence, recipe, schemas_repo
+from rlm import evidence, recipe, schemas_repo, store
 from rlm.corpus.walk import WalkResult, walk
-from rlm.engine.budget import Budget
+from rlm.engine.budget import Budget, watch_sigint
 from rlm.engine.call import call_json
 from rlm.errors import UsageError
 from rlm.evidence import EvidenceCheck
@@ -306,16 +305,12 @@ async def with_model(opts, fn: Callable[[Model, anyio.CancelScope, Budget], Awai
         from rlm.models.registry import resolve_model
 
         model = resolve_model(opts.model, opts.base_url, opts.api_key, timeout=opts.timeout)
+        model = store.wrap_model(model, opts)  # the same call cache as `ask`
     try:
         scope = anyio.CancelScope()
         async with anyio.create_task_group() as tg:
             if handle_sigint:
-                async def watch() -> None:
-                    with anyio.open_signal_receiver(signal.SIGINT) as sigs:
-                        async for _ in sigs:
-                            budget.interrupted = True
-                            scope.cancel()
-                tg.start_soon(watch)
+                watch_sigint(budget, scope, tg)
             result = await fn(model, scope, budget)
             tg.cancel_scope.cancel()
         return result

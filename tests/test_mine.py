@@ -145,7 +145,7 @@ def test_mine_cli(fake_server, tmp_path):
     r = runner.invoke(app, base + ["--dry-run"])
     assert r.exit_code == 0 and len(fake_server.requests) == n
     fake_server.fault("Question:", "500")
-    r = runner.invoke(app, base)
+    r = runner.invoke(app, base + ["--no-cache"])  # the cache would answer without the server
     assert r.exit_code == 3, r.output
     assert runner.invoke(app, ["mine", str(root), "  ", "--model", "fake", "--base-url",
                                fake_server.url]).exit_code == 2

@@ -7,8 +7,11 @@ the overshoot is at most the calls already in flight (bounded by --concurrency).
 
 from __future__ import annotations
 
+import signal
 import time
 from dataclasses import dataclass, field
+
+import anyio
 
 from rlm.models.base import Usage
 
@@ -39,3 +42,16 @@ class Budget:
 
     def elapsed(self) -> float:
         return time.monotonic() - self.started
+
+
+def watch_sigint(budget: Budget, scope: anyio.CancelScope, tg) -> None:
+    """Ctrl-C: start no new call, cancel the calls in flight, and let the run report what
+    finished (the caller then exits 3)."""
+
+    async def watch() -> None:
+        with anyio.open_signal_receiver(signal.SIGINT) as sigs:
+            async for _ in sigs:
+                budget.interrupted = True
+                scope.cancel()
+
+    tg.start_soon(watch)
