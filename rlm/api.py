@@ -285,17 +285,7 @@ class _Run:
         self.cov.chunks_total = 1
         if self.opts.dry_run:
             return
-        t = recipe.task("giant-file", "direct")
-        msgs = recipe.messages("giant-file", "direct", question=self.q, material=material)
-
-        async def work(_c: Chunk):
-            res, _ = await call_json(self.model, msgs, recipe.schema_model("giant-file", "direct"),
-                                     Limits(max_tokens=t["max_tokens"], timeout=self.opts.timeout),
-                                     self.budget)
-            return res
-
-        [o] = await map_items([chunk], work, key=lambda c: c.id, concurrency=1,
-                              budget=self.budget, cancel_scope=scope)
+        o = await self._one_call("direct", chunk, scope, material=material)
         if not o.ok:
             self._fail(chunk, o.error)
             return
@@ -308,6 +298,22 @@ class _Run:
                                               chunk.id))
         self.answer_parts.append(f"Read directly: all {src.line_count:,} lines in one call; "
                                  "no chunking or fan-out was needed.")
+
+    async def _one_call(self, task: str, chunk: Chunk, scope, **fields: str) -> Outcome:
+        """One call of the main model over one unit (direct read, grep hits), through the mapper
+        so a failure becomes an outcome with its reason, like any fan-out chunk."""
+        t = recipe.task("giant-file", task)
+        msgs = recipe.messages("giant-file", task, question=self.q, **fields)
+
+        async def work(_c: Chunk):
+            res, _ = await call_json(self.model, msgs, recipe.schema_model("giant-file", task),
+                                     Limits(max_tokens=t["max_tokens"], timeout=self.opts.timeout),
+                                     self.budget)
+            return res
+
+        [o] = await map_items([chunk], work, key=lambda c: c.id, concurrency=1,
+                              budget=self.budget, cancel_scope=scope)
+        return o
 
     # -- grep ----------------------------------------------------------------------------------
     async def _grep(self, scope) -> None:
@@ -360,18 +366,8 @@ class _Run:
         self.cov.chunks_total = 1
         if self.opts.dry_run:
             return
-        t = recipe.task("giant-file", "grep")
-        msgs = recipe.messages("giant-file", "grep", question=self.q, why=why, material=material)
         pseudo = Chunk("g0001", hits[0][0].display, parts[0][1], parts[-1][2], 0, 0, "", hits[0][0])
-
-        async def work(_c):
-            res, _ = await call_json(self.model, msgs, recipe.schema_model("giant-file", "grep"),
-                                     Limits(max_tokens=t["max_tokens"], timeout=self.opts.timeout),
-                                     self.budget)
-            return res
-
-        [o] = await map_items([pseudo], work, key=lambda c: c.id, concurrency=1,
-                              budget=self.budget, cancel_scope=scope)
+        o = await self._one_call("grep", pseudo, scope, why=why, material=material)
         n = 0
         for src, lines in hits:
             for ln in lines:
