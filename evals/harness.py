@@ -97,13 +97,14 @@ async def run_naive(model: Model, path: str, question: str, max_calls: int | Non
                            model=model)
     needed = plan.gate.estimate.calls  # chunks + the synthesis call
     chunks = plan.coverage.chunks_total
-    cap = max_calls if (max_calls is not None and needed > max_calls) else None
+    cap = max_calls if (max_calls is not None and chunks > max_calls) else None
     if cap is not None:  # the budget counts finished calls: one at a time makes the cap exact
         kw["concurrency"] = 1
     r = await run_ask("naive-fanout", model, path, question,
                       AskOptions(strategy="fanout", max_calls=cap, **kw))
     if cap is not None:
-        r.note = (f"CAPPED at {cap} calls: the full fan-out needs ~{needed:,} calls "
+        r.note = (f"CAPPED at {cap} call{'s' if cap != 1 else ''} (retries included): the full "
+                  f"fan-out needs ~{needed:,} calls "
                   f"({chunks:,} chunks); {r.chunks_ok} of {chunks:,} chunks read")
     return r
 

@@ -35,7 +35,7 @@ def answer_markdown(rep: Report, model_answer: str | None, parts: list[str]) -> 
                         f"(in file order)**")
             else:
                 head = f"**{g['id']} · {len(fs)} line(s): {g['why']}**"
-            label = f" [{g['label']}]" if g.get("label") else ""
+            label = f" [model label: {g['label']}]" if g.get("label") else ""
             claim = fs[0].claim if fs else g["why"]
             out.append(f"{head}{label} — {claim}")
             for i, f in enumerate(fs, 1):

@@ -145,7 +145,7 @@ def test_naive_fanout_is_capped_and_says_so(tmp_path, fake_server):
     p.write_text("".join(f"Line {i} of ordinary prose about the weather.\n" for i in range(3000)))
     r = anyio.run(lambda: run_naive(_fake_model(fake_server), str(p), "what is said?", 3))
     assert r.strategy == "fanout" and r.calls == 3 and not r.complete
-    assert r.note.startswith("CAPPED at 3 calls") and r.chunks_ok == 3
+    assert r.note.startswith("CAPPED at 3 calls (retries included)") and r.chunks_ok == 3
 
 
 def test_eval_runner_writes_results(tmp_path, fake_server):
