@@ -66,7 +66,8 @@ def _from_report(system: str, rep, events: dict, wall: float) -> RunResult:
                   chunks_total=cov.chunks_total, chunks_ok=cov.chunks_ok,
                   map_claims=events["map_claims"], plan=events["plan"],
                   reduce={"rounds": rep.reduce.rounds, "stopped": rep.reduce.stopped,
-                          "unmerged": rep.reduce.unmerged})
+                          "unmerged": rep.reduce.unmerged,
+                          "refused_merges": sum("refused a merge" in m for m in rep.reduce.log)})
     return r
 
 

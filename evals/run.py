@@ -14,6 +14,8 @@ Cases (fixture sizes for the default run, then --quick):
                      cited by a verified finding or the final value is in the answer.
 - fault              the fake OpenAI-compatible server (in-process, always, whatever --model)
                      fails the chunks holding two planted lines: coverage must name exactly those.
+- reduce-guard       the fake server again, with a merge model that drops an id from every
+                     third merge: the reduce loop must refuse those (no number or id lost).
 - context-assembly   the same facts in a clean prompt vs buried in an accumulated session.
 
 Systems: rlm (as shipped), naive-fanout (strategy forced to fanout: no gate; capped with
@@ -52,7 +54,7 @@ from evals.harness import (RunResult, run_naive, run_rlm, run_truncated,  # noqa
                            truncated_extent)
 
 ALL_CASES = ("log-anomalies", "log-needle", "notes-180", "transcript-story", "transcript-revised",
-             "fault", "context-assembly")
+             "fault", "reduce-guard", "context-assembly")
 # Sizes: the embedded model reads ~40-100 prompt tokens/s on 2 busy cores once prompts reach a
 # few thousand tokens, so every window-sized call costs one to three minutes. The default run
 # makes about 16 such calls (transcript fan-outs, truncated reads, capped naive fan-outs).
@@ -111,7 +113,8 @@ class Fixtures:
 # ------------------------------------------------------------------------------ rows
 
 def row(case: str, r: RunResult, model: str, score: dict, note: str = "") -> dict:
-    notes = [n for n in (r.note, note, f"error: {r.error}" if r.error else "") if n]
+    err = f"error: {r.error}" if r.error and r.error not in r.note else ""
+    notes = [n for n in (r.note, note, err) if n]
     return {"case": case, "system": r.system, "model": model, "strategy": r.strategy,
             "recall": score.get("recall"), "precision": score.get("precision"), "calls": r.calls,
             "prompt_tokens": r.prompt_tokens, "completion_tokens": r.completion_tokens,
@@ -143,7 +146,7 @@ async def three_systems(case: str, model, path: Path, question: str, args, score
         trunc = await run_truncated(model, str(path), question, timeout=args.timeout)
     rows.append(row(case, trunc, model.name, scorer(trunc)))
     for r in (rlm, naive):
-        if r.map_claims and not r.note.startswith("same run"):
+        if r.strategy == "fanout" and not r.note.startswith("same run"):
             final = [f["claim"] for f in scoring.verified(r.findings)]
             preserve.append({"case": case, "system": r.system,
                              **scoring.preservation(r.map_claims, final)})
@@ -252,6 +255,76 @@ async def fault_case(workdir: Path, concurrency: int = 8) -> tuple[list[dict], l
     return rows, expected_all
 
 
+def write_orders_corpus(path: Path, n: int = 3000, every: int = 25) -> list[str]:
+    """Prose with an order fact (id, units, depot) every `every` lines; returns the order ids."""
+    rng = random.Random("rlm-eval-orders")
+    lines = [f"Line {i} of ordinary prose about the weather and lunch plans." for i in range(1, n + 1)]
+    ids = []
+    for k, ln in enumerate(range(every, n + 1, every)):
+        oid = f"ORD-{1000 + 37 * k}"
+        ids.append(oid)
+        lines[ln - 1] = (f"Order {oid} shipped {rng.randrange(2, 99)} units to depot "
+                         f"{rng.randrange(1, 9)}.")
+    path.write_text("\n".join(lines) + "\n")
+    return ids
+
+
+async def reduce_guard_case(workdir: Path, preserve: list, concurrency: int = 8) -> list[dict]:
+    """The reduce loop against a scripted merge model that drops an identifier from every third
+    merge it proposes: the guard must refuse those, so no number or id is lost."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    import re
+
+    from fake_server import FakeServer
+    from rlm.models.openai_compat import OpenAICompatModel, reset_mode_cache
+
+    path = workdir / "orders.txt"
+    ids = write_orders_corpus(path)
+    numbered = re.compile(r"^(\d+)\| (.*)$", re.M)
+    item = re.compile(r"^\[(\d+)\] (.*) \(.*?:\d+-\d+\)$", re.M)
+
+    def mapper(req, text):
+        return {"findings": [{"line": int(m.group(1)), "claim": m.group(2).rstrip("."),
+                              "quote": m.group(2)[:20]} for m in numbered.finditer(text)
+                             if m.group(2).startswith("Order ")][:3]}
+
+    def merge(req, text):
+        items = [(int(m.group(1)), m.group(2)) for m in item.finditer(text)]
+        groups = []
+        for g, k in enumerate(range(0, len(items) - 1, 2)):
+            (i, a), (j, b) = items[k], items[k + 1]
+            if g % 3 == 2:  # adversarial: drop the second claim's order id
+                b = re.sub(r"ORD-\d+", "that order", b)
+            groups.append({"ids": [i, j], "claim": f"{a}; {b}"[:240]})
+        return {"groups": groups}
+
+    with FakeServer() as server:
+        server.on("MapResult", mapper)
+        server.on("MergeResult", merge)
+        server.on("AnswerResult", lambda r, t: {"answer": "Many orders shipped to depots.",
+                                                "cites": [1]})
+        reset_mode_cache()
+        model = OpenAICompatModel("fake-server", server.url, context_tokens=1024, timeout=5.0,
+                                  max_attempts=2, backoff_base=0.01)
+        r = await run_rlm(model, str(path), "which orders shipped where?", timeout=5.0,
+                          concurrency=concurrency)
+        await model.aclose()
+    final = [f["claim"] for f in scoring.verified(r.findings)]
+    p = scoring.preservation(r.map_claims, final)
+    preserve.append({"case": "reduce-guard", "system": "rlm (scripted merge)", **p})
+    kept = [oid for oid in ids if any(oid in c for c in final)]
+    score = {"recall": len(kept) / len(ids), "precision": None, "preservation": p}
+    rd = r.reduce
+    note = (f"{len(ids)} planted orders; reduce: {rd['rounds']} round(s), stopped {rd['stopped']}, "
+            f"{rd['refused_merges']} merge(s) refused for dropping an id; "
+            f"{p['missing']} of {p['total']} numbers/ids lost")
+    return [row("reduce-guard", r, "fake-server", score, note)]
+
+
+async def case_reduce_guard(model, fx: Fixtures, args, preserve) -> list[dict]:
+    return await reduce_guard_case(fx.dir, preserve)
+
+
 async def case_fault(model, fx: Fixtures, args, preserve) -> list[dict]:
     rows, _ = await fault_case(fx.dir, args.concurrency if args.concurrency > 1 else 8)
     return rows
@@ -279,7 +352,7 @@ async def case_context_assembly(model, fx: Fixtures, args, preserve) -> list[dic
 
 CASE_FUNCS = {
     "log-anomalies": case_log_anomalies, "log-needle": case_log_needle, "notes-180": case_notes,
-    "transcript-story": case_story, "transcript-revised": case_revised, "fault": case_fault,
+    "transcript-story": case_story, "transcript-revised": case_revised, "fault": case_fault, "reduce-guard": case_reduce_guard,
     "context-assembly": case_context_assembly,
 }
 
@@ -333,7 +406,9 @@ def write_results(out_dir: Path, rows: list[dict], meta: dict, preserve: list[di
     tot = sum(p["total"] for p in preserve)
     miss = sum(p["missing"] for p in preserve)
     pres_line = (f"{miss} of {tot} numbers/ids in verified map findings are missing from the final "
-                 f"findings ({(miss / tot if tot else 0):.0%}) over {len(preserve)} fan-out run(s)"
+                 f"findings ({(miss / tot if tot else 0):.0%}) over {len(preserve)} fan-out run(s); "
+                 "per run (runs whose map calls gave no verified finding with a number or id show "
+                 "0 of 0)"
                  if tot else f"no fan-out run produced a verified map finding with a number or id "
                              f"({len(preserve)} fan-out run(s)): nothing to measure")
     ca = [r for r in rows if r["case"] == "context-assembly"]
@@ -364,8 +439,9 @@ def write_results(out_dir: Path, rows: list[dict], meta: dict, preserve: list[di
         "- **complete**: the run's own coverage verdict (truncated-direct: whether every line was "
         "read). A naive fan-out marked CAPPED was stopped by `--naive-max-calls` and is incomplete by "
         "construction.",
-        "- Tokens are the server's (llama.cpp's) counts; wall time includes loading nothing (the "
-        "model is loaded once, before the first case).",
+        "- Tokens are the server's counts (llama.cpp's for the embedded model). The embedded model "
+        "is loaded once before the first case; no row's wall time includes loading it. Rows on "
+        "`fake-server` ran against tests/fake_server.py in-process, whatever `--model` was.",
         "",
         "## Number and identifier preservation (reduce loop)",
         "",
@@ -385,11 +461,36 @@ def write_results(out_dir: Path, rows: list[dict], meta: dict, preserve: list[di
                "unrelated questions; the question last).", ""]
         for r in ca:
             md.append(f"- {r['system']}: {r['note']}")
+    md += ["", "## Totals per system (the cases every system ran on the model under test)", "",
+           "| system | cases | mean recall | calls | prompt tok | completion tok | wall s | complete |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    model_cases = {"log-anomalies", "log-needle", "notes-180", "transcript-story",
+                   "transcript-revised"}
+    for system in ("rlm", "naive-fanout", "truncated-direct"):
+        rs = [r for r in rows if r["system"] == system and r["case"] in model_cases]
+        if not rs:
+            continue
+        rec = [r["recall"] for r in rs if r["recall"] is not None]
+        md.append(f"| {system} | {len(rs)} | {_f(sum(rec) / len(rec) if rec else None)} | "
+                  f"{sum(r['calls'] for r in rs):,} | {sum(r['prompt_tokens'] for r in rs):,} | "
+                  f"{sum(r['completion_tokens'] for r in rs):,} | "
+                  f"{sum(r['wall_s'] for r in rs):.0f} | {sum(r['complete'] for r in rs)}/{len(rs)} |")
+    md.append("")
+    md.append("Rows that reuse rlm's run are counted again here (they cost nothing extra).")
     md += ["", "## Notes per row", ""]
     for r in rows:
-        if r["answer"] and r["case"] != "context-assembly":
-            a = " ".join(r["answer"].split("\n\n")[0].split())[:240]
-            md.append(f"- {r['case']} / {r['system']}: answer begins: “{a}”")
+        if r["case"] == "context-assembly" or r["note"].startswith("same run"):
+            continue
+        a = " ".join(r["answer"].split("\n\n")[0].split())[:240]
+        line = f"- {r['case']} / {r['system']}: " + (f"answer begins “{a}”" if a else "no answer")
+        if not r["complete"] and "CAPPED" not in r["note"] and r["statement"]:
+            st = r["statement"]
+            i = st.find(" failed and were not read")
+            part = st[max(0, i - 8):i + 250] if i >= 0 else st[:250]
+            line += f". Coverage: “…{' '.join(part.split())}…”"
+        md.append(line)
+    if meta.get("workdir"):
+        md = [m.replace(meta["workdir"].rstrip("/") + "/", "") for m in md]
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "RESULTS.md").write_text("\n".join(md) + "\n")
     (out_dir / "results.json").write_text(json.dumps(
@@ -412,7 +513,8 @@ def parse_args(argv=None):
     ap.add_argument("--base-url", help="OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1")
     ap.add_argument("--cases", default=",".join(ALL_CASES),
                     help=f"comma-separated subset of: {', '.join(ALL_CASES)}")
-    ap.add_argument("--quick", action="store_true", help="smaller fixtures and caps (fewer window-sized calls; still minutes on 2 cores)")
+    ap.add_argument("--quick", action="store_true",
+                    help="smaller fixtures and caps (fewer window-sized calls; still minutes)")
     ap.add_argument("--log-lines", type=int, help="log fixture size (default 600,000; quick 20,000)")
     ap.add_argument("--transcript-lines", type=int, help="transcript size (default 600; quick 300)")
     ap.add_argument("--naive-max-calls", type=int,
@@ -506,7 +608,7 @@ def main(argv=None) -> int:
             "cpus": os.cpu_count(), "platform": platform.platform(terse=True),
             "python": platform.python_version(), "llama_cpp": llama_v,
             "load_before": load_before, "load_after": _loadavg(), "wall_s": round(wall, 1),
-            "command": cmd, "context_tokens": model.context_tokens}
+            "command": cmd, "context_tokens": model.context_tokens, "workdir": str(workdir)}
     print(text_table(rows))
     tot = sum(p["total"] for p in preserve)
     miss = sum(p["missing"] for p in preserve)

@@ -45,7 +45,7 @@ WINDOW_SHARE = 0.8  # usable window = this share of the synthesis breakpoint
 DEFAULT_LEVELS = (0.1, 0.25, 0.4, 0.55, 0.7, 0.85, 0.97)
 QUICK_LEVELS = (0.1, 0.4, 0.7, 0.97)
 DEFAULT_REPS = 3
-ANSWER_MAX_TOKENS = 80
+ANSWER_MAX_TOKENS = 120
 _HEADROOM = 96  # tokens kept free besides the answer (chat template, rounding)
 
 SYSTEM = ("You answer a question about a meeting transcript. Use only the transcript. "

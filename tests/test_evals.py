@@ -18,7 +18,7 @@ if ROOT not in sys.path:
 from evals import scoring  # noqa: E402
 from evals.context_assembly import buried_messages, build_items, clean_messages  # noqa: E402
 from evals.harness import run_naive, run_truncated  # noqa: E402
-from evals.run import fault_case, main as eval_main, write_notes  # noqa: E402
+from evals.run import fault_case, main as eval_main, reduce_guard_case, write_notes  # noqa: E402
 from rlm.models.openai_compat import OpenAICompatModel, reset_mode_cache  # noqa: E402
 
 
@@ -91,6 +91,15 @@ def test_fault_case_names_exactly_the_failed_chunks(tmp_path):
         assert sorted(r["score"]["listed"]) == sorted(expected)
         assert r["recall"] == 1.0 and r["precision"] == 1.0
         assert all(c in r["statement"] for c in expected) and "INCOMPLETE" in r["statement"]
+
+
+def test_reduce_guard_case_loses_no_number_or_id(tmp_path):
+    preserve = []
+    [r] = anyio.run(lambda: reduce_guard_case(tmp_path, preserve))
+    assert r["reduce"]["rounds"] >= 1 and r["reduce"]["refused_merges"] > 0
+    assert r["recall"] == 1.0 and r["complete"]
+    [p] = preserve
+    assert p["total"] > 100 and p["missing"] == 0 and p["share_missing"] == 0.0
 
 
 def test_context_assembly_layouts_hold_the_same_facts(tmp_path):
