@@ -221,12 +221,15 @@ class _Run:
         self.run_id = time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
         self.cpt = chars_per_token(model, corpus.probe)
         self.window = max(512, int(min(model.context_tokens, self.sub.context_tokens) * opts.usable_fraction) - PROMPT_OVERHEAD_TOKENS)
-        from rlm.calibrate import profile_window  # `rlm calibrate` profile, when one exists
+        from rlm.calibrate import profile_window  # `rlm calibrate` profiles, when they exist
 
-        cal = profile_window(getattr(model, "name", ""), model.context_tokens)
-        self.window_note = cal[1] if cal else None
-        if cal and cal[0]:
-            self.window = max(512, cal[0] - PROMPT_OVERHEAD_TOKENS)
+        cals = [c for c in (profile_window(getattr(m, "name", ""), m.context_tokens)
+                            for m in ((model,) if self.sub is model else (model, self.sub))) if c]
+        self.window_note = "; ".join(c[1] for c in cals) or None
+        wins = [c[0] for c in cals if c[0]]
+        if wins:
+            ctx = min(model.context_tokens, self.sub.context_tokens)
+            self.window = max(512, min(min(wins), int(ctx * 0.97)) - PROMPT_OVERHEAD_TOKENS)
 
     # -- plan ----------------------------------------------------------------------------------
     def est_tokens(self, nbytes: int) -> int:
