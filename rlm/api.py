@@ -409,7 +409,8 @@ class _Run:
         groups = group_candidates(src, prof.candidates, why_by_line)
         self.decision.reasons.append(
             f"profile: {prof.templates_total:,} line shapes in {prof.lines:,} lines; "
-            f"{len(prof.candidates)} candidate lines (shapes seen at most {prof.rare_max} times, "
+            f"{len(prof.candidates)} candidate lines (shapes seen at most {prof.rare_max} "
+            f"time{'s' if prof.rare_max != 1 else ''}, "
             f"or error level) in {len(groups)} groups")
         est = sum(self.model.count_tokens(_numbered(g)) for g in groups)
         self.estimate = Estimate(calls=len(groups) + 1,
