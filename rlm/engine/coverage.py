@@ -32,7 +32,9 @@ def finish(cov: Coverage, strategy: str, calls: int) -> Coverage:
         parts.append(f"{unread:,} lines were not read")
     s = "Coverage: " + "; ".join(parts) + "."
     if cov.chunks_failed:
-        s += f" {len(cov.chunks_failed)} {('chunk' if len(cov.chunks_failed) == 1 else 'chunks')} failed and were not read: " + "; ".join(
+        one = len(cov.chunks_failed) == 1
+        s += (f" {len(cov.chunks_failed)} {'chunk' if one else 'chunks'} failed and "
+              f"{'was' if one else 'were'} not read: ") + "; ".join(
             f"{c.chunk} {c.path}:{c.line_start}-{c.line_end} ({c.reason})"
             for c in cov.chunks_failed[:20])
         if len(cov.chunks_failed) > 20:
