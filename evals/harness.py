@@ -37,7 +37,7 @@ class RunResult:
     chunks_total: int = 0
     chunks_ok: int = 0
     map_claims: list[str] = field(default_factory=list)  # verified map findings (fan-out)
-    plan: list[list] = field(default_factory=list)  # [id, path, line_start, line_end, sha]
+    plan: list[list] = field(default_factory=list)  # [id, path, line_start, line_end, None]
     reduce: dict = field(default_factory=dict)
     note: str = ""
     error: str | None = None
@@ -79,8 +79,9 @@ async def run_ask(system: str, model: Model, path: str, question: str, opts: Ask
             for f in data.get("findings") or []:
                 if f.verified:
                     events["map_claims"].append(f.claim)
-        elif kind == "plan" and data.get("chunks"):
-            events["plan"] = data["chunks"]
+            # every chunk ends with one such event, failed or not: together they are the plan
+            events["plan"].append([data["chunk"], data["path"], data["line_start"],
+                                   data["line_end"], None])
 
     t0 = time.monotonic()
     rep = await ask_async(path, question, opts, model=model, on_event=on_event)

@@ -11,13 +11,13 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterable, Iterator
 
 import anyio
 
 from rlm import recipe, store
 from rlm.corpus.grep import regions, search
-from rlm.corpus.index import Chunk, chunk_source
+from rlm.corpus.index import Chunk, iter_chunks
 from rlm.corpus.probe import Probe, classify, probe_source
 from rlm.corpus.profile import profile_log
 from rlm.corpus.source import TextSource
@@ -358,12 +358,14 @@ class _Run:
         else:
             self.decision.reasons.append(f"the matches (~{tokens:,} tokens) do not fit one call: "
                                          "fan-out over the matching regions")
-            chunks = []
-            for src, lines in hits:
-                rs = regions(lines, ctx, src.line_count)
-                chunks += chunk_source(src, int(self.window * self.cpt), prefix=f"r{len(chunks)}-",
-                                       line_ranges=rs)
-            await self._fanout_chunks(scope, chunks, scanned_by_code=True)
+            max_bytes = int(self.window * self.cpt)
+
+            def chunks() -> Iterator[Chunk]:
+                for src, lines in hits:
+                    yield from iter_chunks(src, max_bytes,
+                                           line_ranges=regions(lines, ctx, src.line_count))
+
+            await self._fanout_chunks(scope, chunks, max_bytes)
 
     async def _grep_one_call(self, scope, hits, parts, material: str, why: str) -> None:
         self.cov.chunks_total = 1
@@ -463,28 +465,38 @@ class _Run:
     # -- fan-out -------------------------------------------------------------------------------
     async def _fanout(self, scope) -> None:
         max_bytes = max(256, int(self.window * self.cpt))
-        chunks: list[Chunk] = []
-        for src in self.corpus.sources:
-            chunks += chunk_source(src, max_bytes, prefix=f"c{len(chunks) // 10000 or ''}")
-        if any(c.cut for c in chunks):
-            self.cov.declared.append(
-                f"{sum(c.cut for c in chunks)} chunks are pieces of over-long lines cut by bytes "
-                f"(at most {max_bytes:,} bytes each)")
-        await self._fanout_chunks(scope, chunks)
 
-    async def _fanout_chunks(self, scope, chunks: list[Chunk], scanned_by_code: bool = False) -> None:
-        # unique ids across files
-        for i, c in enumerate(chunks, 1):
-            c.id = f"c{i:04d}"
-        self.cov.chunks_total = len(chunks)
-        est_prompt = sum(self.est_tokens(c.nbytes) for c in chunks) + PROMPT_OVERHEAD_TOKENS * len(chunks)
-        self.estimate = Estimate(calls=len(chunks) + 1, prompt_tokens=est_prompt)
-        self.decision.reasons.append(f"fan-out: {len(chunks)} chunks of at most "
+        def chunks() -> Iterator[Chunk]:
+            for src in self.corpus.sources:
+                yield from iter_chunks(src, max_bytes)
+
+        await self._fanout_chunks(scope, chunks, max_bytes)
+
+    async def _fanout_chunks(self, scope, make_chunks: Callable[[], Iterable[Chunk]],
+                             max_bytes: int) -> None:
+        """Map over the chunks make_chunks() yields (twice: once to count and estimate, once to
+        run), so that even 20,000 chunks are never all in memory at once."""
+
+        def numbered() -> Iterator[Chunk]:
+            for i, c in enumerate(make_chunks(), 1):
+                c.id = f"c{i:04d}"  # unique across files
+                yield c
+
+        total = cut = est_prompt = 0
+        for c in numbered():
+            total += 1
+            cut += c.cut
+            est_prompt += self.est_tokens(c.nbytes) + PROMPT_OVERHEAD_TOKENS
+        if cut:
+            self.cov.declared.append(f"{cut} chunks are pieces of over-long lines cut by bytes "
+                                     f"(at most {max_bytes:,} bytes each)")
+        self.cov.chunks_total = total
+        self.estimate = Estimate(calls=total + 1, prompt_tokens=est_prompt)
+        self.decision.reasons.append(f"fan-out: {total} chunks of at most "
                                      f"~{self.window:,} tokens, concurrency {self.opts.concurrency}")
         if self.opts.dry_run:
             return
-        self.emit("plan", {"total": len(chunks), "concurrency": self.opts.concurrency,
-                           "chunks": [[c.id, c.path, c.line_start, c.line_end, c.sha] for c in chunks]})
+        self.emit("plan", {"total": total, "concurrency": self.opts.concurrency})
         t = recipe.task("giant-file", "map")
         out_model = recipe.schema_model("giant-file", "map")
 
@@ -516,13 +528,13 @@ class _Run:
                                 "line_end": c.line_end, "error": o.error, "findings": fs,
                                 "tokens": u.total_tokens, "calls": u.calls, "cached_calls": u.cached_calls})
 
-        await map_items(chunks, work, key=lambda c: c.id, concurrency=self.opts.concurrency,
+        await map_items(numbered(), work, key=lambda c: c.id, concurrency=self.opts.concurrency,
                         budget=self.budget, cancel_scope=scope, on_outcome=done, keep_results=False)
         # file order, not completion order: reduce/synthesis prompts (and the call cache) stay
         # the same from one run to the next
-        order = {c.id: i for i, c in enumerate(chunks)}
         for fs in (raw, unverified):
-            fs.sort(key=lambda f: (order.get(f.chunk, 0), f.source.line_start))
+            fs.sort(key=lambda f: (int((f.chunk or "c0")[1:]), f.source.line_start))
+        self.cov.chunks_failed.sort(key=lambda c: int(c.chunk[1:]))
         synth_window = self.window
 
         def size(fs):

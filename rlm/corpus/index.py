@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from typing import Iterator
 
 from rlm.corpus.source import TextSource
 
@@ -44,16 +45,23 @@ class Chunk:
 def chunk_source(src: TextSource, max_bytes: int, prefix: str = "c",
                  line_ranges: list[tuple[int, int]] | None = None) -> list[Chunk]:
     """Cut the whole file (or only the given line ranges) into chunks of at most max_bytes."""
+    return list(iter_chunks(src, max_bytes, prefix, line_ranges))
+
+
+def iter_chunks(src: TextSource, max_bytes: int, prefix: str = "c",
+                line_ranges: list[tuple[int, int]] | None = None) -> Iterator[Chunk]:
+    """The chunks one at a time, so a fan-out over 20,000 of them never holds them all."""
     offs = src.offsets
     n = len(offs)
     size = src.size
     ranges = line_ranges or ([(1, n)] if n else [])
-    chunks: list[Chunk] = []
+    count = 0
 
-    def emit(a_line: int, b_line: int, a: int, b: int, cut: bool = False) -> None:
+    def make(a_line: int, b_line: int, a: int, b: int, cut: bool = False) -> Chunk:
+        nonlocal count
+        count += 1
         digest = hashlib.sha256(src.data[a:b]).hexdigest()[:16]
-        chunks.append(Chunk(f"{prefix}{len(chunks) + 1:04d}", src.display, a_line, b_line, a, b,
-                            digest, src, cut))
+        return Chunk(f"{prefix}{count:04d}", src.display, a_line, b_line, a, b, digest, src, cut)
 
     for lo, hi in ranges:
         start = lo
@@ -71,9 +79,8 @@ def chunk_source(src: TextSource, max_bytes: int, prefix: str = "c",
                     q = min(b, p + max_bytes)
                     while q < b and q > p and (src.data[q] & 0xC0) == 0x80:
                         q -= 1
-                    emit(start, start, p, q, cut=True)
+                    yield make(start, start, p, q, cut=True)
                     p = q
             else:
-                emit(start, end, a, b)
+                yield make(start, end, a, b)
             start = end + 1
-    return chunks

@@ -41,14 +41,18 @@ async def map_items(items: Iterable[I], worker: Callable[[I], Awaitable[Any]], *
 
     ModelUnreachable before any success is re-raised (a wrong --base-url is a usage error, not
     a run with 100% failed chunks); after a success it is recorded like any failed call."""
-    items = list(items)
-    outcomes: dict[str, Outcome] = {}
+    if keep_results:
+        items = list(items)
+    outcomes: dict[str, Outcome] = {}  # only with keep_results
+    in_flight: dict[str, I] = {}
     it = iter(items)
     any_ok = False
     unreachable: ModelUnreachable | None = None
 
     def done(o: Outcome) -> None:
-        outcomes[key(o.item)] = o if keep_results else True  # type: ignore[assignment]
+        in_flight.pop(key(o.item), None)
+        if keep_results:
+            outcomes[key(o.item)] = o
         if on_outcome:
             on_outcome(o)
 
@@ -62,6 +66,7 @@ async def map_items(items: Iterable[I], worker: Callable[[I], Awaitable[Any]], *
             if why:
                 done(Outcome(item, error=f"not run: {why}"))
                 continue
+            in_flight[key(item)] = item
             try:
                 res = await worker(item)
             except ModelCallError as e:
@@ -77,20 +82,17 @@ async def map_items(items: Iterable[I], worker: Callable[[I], Awaitable[Any]], *
                 done(Outcome(item, result=res))
 
     scope = cancel_scope or anyio.CancelScope()
+    workers = concurrency if not keep_results else min(concurrency, len(items))  # type: ignore[arg-type]
     with scope:
         async with anyio.create_task_group() as tg:
-            for _ in range(max(1, min(concurrency, len(items)))):
+            for _ in range(max(1, workers)):
                 tg.start_soon(loop)
     if unreachable is not None and not any_ok:
         raise unreachable
-    ordered = []
-    for item in items:
-        o = outcomes.get(key(item))
-        if o is None:  # cancelled (Ctrl-C) before or while running
-            reason = "interrupted" if budget.interrupted else "not run: cancelled"
-            o = Outcome(item, error=reason)
-            if on_outcome:
-                on_outcome(o)
-        if keep_results:
-            ordered.append(o)
-    return ordered
+    # cancelled (Ctrl-C): the calls in flight and every item never taken from the iterator
+    reason = "interrupted" if budget.interrupted else "not run: cancelled"
+    for item in list(in_flight.values()) + list(it):
+        done(Outcome(item, error=reason))
+    if not keep_results:
+        return []
+    return [outcomes[key(item)] for item in items]  # type: ignore[union-attr]
