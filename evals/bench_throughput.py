@@ -185,19 +185,21 @@ async def run_rlm(url: str, chunks, concurrency: int, cache_dir: str | None = No
 
         model = CachedModel(model, CallCache(Path(cache_dir) / f"calls-{time.monotonic_ns()}.sqlite3"))
     budget = Budget()
-    ok = 0
+    ok = seen = 0
 
     def done(o):
-        nonlocal ok
+        nonlocal ok, seen
         ok += o.ok
+        seen += 1
 
     t0, c0 = time.perf_counter(), time.process_time()
+    # chunks may be a list or a stream (the memory run streams them, as `rlm ask` does)
     await map_items(chunks, map_work(model, budget, QUESTION), key=lambda c: c.id,
                     concurrency=concurrency, budget=budget, on_outcome=done, keep_results=False)
     dt, cpu = time.perf_counter() - t0, time.process_time() - c0
     await model.aclose()
-    assert ok == len(chunks), f"{len(chunks) - ok} calls failed"
-    return len(chunks) / dt, cpu / len(chunks) * 1e6
+    assert ok == seen, f"{seen - ok} calls failed"
+    return seen / dt, cpu / seen * 1e6
 
 
 def bare_bodies(chunks) -> list[bytes]:
@@ -264,10 +266,19 @@ def child_rss(mode: str, n_chunks: int, url: str, workdir: str) -> None:
     t0 = time.perf_counter()
     with PeakSampler() as peak:
         if mode == "map":
-            _src, chunks = chunks_of(path, n_chunks, lines_per_chunk)
-            assert len(chunks) == n_chunks, len(chunks)
-            cps, _ = anyio.run(run_rlm, url, chunks, 64)
-            got = len(chunks)
+            import itertools
+
+            from rlm.corpus.index import iter_chunks
+            from rlm.corpus.source import TextSource
+
+            src = TextSource(path, display=path.name)
+            line_bytes = src.size // max(1, src.line_count)
+            stream = itertools.islice(iter_chunks(src, line_bytes * lines_per_chunk + line_bytes // 2),
+                                      n_chunks)
+            counted = []
+            cps, _ = anyio.run(run_rlm, url, (counted.append(1) or c for c in stream), 64)
+            got = len(counted)
+            assert got == n_chunks, got
         else:  # the whole ask pipeline (run record included); a tiny context: ~2 KB chunks
             from rlm.api import AskOptions, ask_async
 
