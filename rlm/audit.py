@@ -38,7 +38,7 @@ from rlm.evidence import EvidenceCheck, EvidenceStats, format_evidence_path, par
 from rlm.models.base import Model
 from rlm.repo_chunks import RepoChunk, chunk_files, chunk_modules, is_doc_file, is_test_file
 from rlm.repo_run import (
-    Candidate, ReadTracker, RepoCorpus, call_task, check_pick, est_tokens, files_statement,
+    Candidate, ReadTracker, close_statement, RepoCorpus, call_task, check_pick, est_tokens, files_statement,
     is_weak_model, new_run_id, pack_candidates, render_candidates, window_chars, with_model,
     words,
 )
@@ -733,12 +733,7 @@ class _Audit:
                              f"{x.chunk} {x.path} ({x.reason})" for x in self.other_failed[:10]) + ".")
         for d in self.declared:
             parts.append(f"Note: {d}.")
-        if self.opts.dry_run:
-            parts.append("Dry run: nothing was read by the model.")
-        else:
-            parts.append("Complete." if cov.complete else
-                         "INCOMPLETE: the audit may miss what was not read.")
-        cov.statement = " ".join(parts)
+        cov.statement = close_statement(parts, cov.complete, self.opts.dry_run, "the audit")
 
         info = AuditInfo(lenses=list(self.opts.lenses), modules=self.module_infos(),
                          rounds=self.rounds, stopped=self.stopped, stop_reason=self.stop_reason,

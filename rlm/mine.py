@@ -35,7 +35,7 @@ from rlm.evidence import EvidenceStats
 from rlm.models.base import Model
 from rlm.repo_chunks import block_end, is_doc_file, is_test_file
 from rlm.repo_run import (
-    STOPWORDS, Candidate, ReadTracker, RepoCorpus, call_task, check_pick, est_tokens,
+    STOPWORDS, Candidate, ReadTracker, close_statement, RepoCorpus, call_task, check_pick, est_tokens,
     files_statement, is_weak_model, new_run_id, pack_candidates, render_candidates, sane_claim,
     window_chars, with_model,
 )
@@ -446,12 +446,7 @@ class _Mine:
             cov.declared.append(f"{len(cuts)} question(s) matched more than {MAX_RELEVANT_FILES} "
                                 "files; the lowest-ranked were only scanned by code")
             parts.append(f"Note: {cov.declared[-1]}.")
-        if self.opts.dry_run:
-            parts.append("Dry run: nothing was read by the model.")
-        else:
-            parts.append("Complete." if cov.complete else
-                         "INCOMPLETE: answers may miss what was not read.")
-        cov.statement = " ".join(parts)
+        cov.statement = close_statement(parts, cov.complete, self.opts.dry_run, "answers")
         findings: list[Finding] = []
         k = 0
         for qi, r in enumerate(self.results, 1):

@@ -356,3 +356,12 @@ class ReadTracker:
     def covers(self, path: str, n_lines: int) -> bool:
         m = merge_ranges(self.ranges.get(path, []))
         return bool(m) and m[0][0] <= 1 and m[0][1] >= n_lines
+
+
+def close_statement(parts: list[str], complete: bool, dry_run: bool, what: str) -> str:
+    """The coverage statement's last words, the same for audit and mine."""
+    if dry_run:
+        parts.append("Dry run: nothing was read by the model.")
+    else:
+        parts.append("Complete." if complete else f"INCOMPLETE: {what} may miss what was not read.")
+    return " ".join(parts)
