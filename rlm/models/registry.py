@@ -5,6 +5,7 @@ Specs:
 - ``openai:NAME`` — OpenAI (or anything at OPENAI_BASE_URL); key from OPENAI_API_KEY.
 - ``NAME`` with a base URL — any OpenAI-compatible server (vLLM, llama.cpp server, Ollama).
 - no spec but a base URL — the server's model, named ``default``.
+- ``sim:oracle|noisy|adversarial`` — a simulated reader (evals/sim/, source checkout only).
 
 Explicit arguments win over the environment: RLM_MODEL, RLM_BASE_URL, RLM_API_KEY.
 """
@@ -56,6 +57,9 @@ def resolve_model(
         local_kw = {k: kw[k] for k in ("context_tokens",) if k in kw}
         return LocalModel(**local_kw)
 
+    if spec is not None and spec.startswith("sim:"):
+        return _simulated(spec, timeout, kw)
+
     from rlm.models.openai_compat import OpenAICompatModel
 
     if spec is not None and spec.startswith("openai:"):
@@ -75,6 +79,22 @@ def resolve_model(
     if url is None:
         raise UsageError(f"model '{spec}' needs --base-url or RLM_BASE_URL")
     return OpenAICompatModel(spec, _check_url(url), api_key=key, timeout=timeout, **kw)
+
+
+def _simulated(spec: str, timeout: float, kw: dict) -> Model:
+    """``sim:KIND``: a simulated reader for measurements. It lives in the evals/ folder of the
+    source checkout and is imported only here, only for this spec."""
+    import importlib
+    import sys
+    from pathlib import Path
+
+    checkout = str(Path(__file__).resolve().parent.parent.parent)
+    if not (Path(checkout) / "evals" / "sim" / "plugin.py").is_file():
+        raise UsageError(f"model '{spec}' is a simulated reader from rlm's source checkout "
+                         "(evals/sim/); this installation has none")
+    if checkout not in sys.path:
+        sys.path.append(checkout)
+    return importlib.import_module("evals.sim.plugin").make_model(spec, timeout=timeout, **kw)
 
 
 def describe(model: Any) -> str:
