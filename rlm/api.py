@@ -254,6 +254,10 @@ class _Run:
             dec.reasons.insert(0, self.window_note)
         self.emit("gate", {"strategy": dec.strategy, "reasons": dec.reasons})
         handler = getattr(self, f"_{dec.strategy}")
+        from rlm import aggregate_map  # counting questions: records by model, numbers by code
+
+        if aggregate_map.applies(self):
+            handler = lambda sc: aggregate_map.run_aggregation(self, sc)  # noqa: E731
         await handler(scope)
         if self.synth_needed and not self.opts.dry_run:
             await self._synthesize()
@@ -605,6 +609,7 @@ class _Run:
                               completion_tokens=u.completion_tokens, cached_calls=u.cached_calls)
         rep.findings = self.findings
         rep.groups = self.groups
+        rep.aggregate = getattr(self, "aggregate", None)
         if self.opts.dry_run:
             rep.answer = "Dry run: probe, gate and estimate only; no model call was made."
             rep.coverage = self.cov

@@ -189,3 +189,4 @@ class Report(BaseModel):
     model: str = ""
     run_id: str = ""
     dry_run: bool = False
+    aggregate: dict | None = None  # counting questions: counts and the items behind each number
