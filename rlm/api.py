@@ -22,7 +22,7 @@ from rlm.corpus.probe import Probe, classify, probe_source
 from rlm.corpus.profile import profile_log
 from rlm.corpus.source import TextSource
 from rlm.engine import coverage as coverage_mod
-from rlm.engine.budget import Budget, watch_sigint
+from rlm.engine.budget import Budget, watch_event, watch_sigint
 from rlm.engine.call import call_json
 from rlm.engine.candidates import Group, code_claim, group_candidates, judge_group
 from rlm.engine.mapper import Outcome, map_items
@@ -159,7 +159,8 @@ def _finding(fid: str, claim: str, src: TextSource, a: int, b: int, verified: bo
 
 async def ask_async(path: str, question: str, opts: AskOptions, model: Model | None = None,
                     on_event: Callable[[str, dict], None] | None = None,
-                    handle_sigint: bool = False) -> Report:
+                    handle_sigint: bool = False, interrupt: anyio.Event | None = None) -> Report:
+    """`interrupt`: when set, the run stops like on Ctrl-C and reports what finished."""
     if not question.strip():
         raise UsageError("the question is empty")
     t0 = time.monotonic()
@@ -184,6 +185,8 @@ async def ask_async(path: str, question: str, opts: AskOptions, model: Model | N
         async with anyio.create_task_group() as tg:
             if handle_sigint:
                 watch_sigint(run.budget, scope, tg)
+            if interrupt is not None:
+                watch_event(run.budget, scope, tg, interrupt)
             report = await run.execute(scope)
             tg.cancel_scope.cancel()
         report.usage.wall_s = round(time.monotonic() - t0, 3)
@@ -613,7 +616,8 @@ class _Run:
                 f" Note: {d}." for d in self.cov.declared)
             return rep
         if self.budget.interrupted:
-            self.cov.declared.append("interrupted by Ctrl-C: what finished is reported")
+            self.cov.declared.append(f"interrupted by {self.budget.interrupted_by}: what "
+                                     "finished is reported")
         coverage_mod.finish(self.cov, strategy, u.calls)
         rep.coverage = self.cov
         # synthesis happens in compose (async); here we only render what exists

@@ -24,6 +24,7 @@ class Budget:
     usage: Usage = field(default_factory=Usage)
     started: float = field(default_factory=time.monotonic)
     interrupted: bool = False  # set on Ctrl-C: no new calls start
+    interrupted_by: str = "Ctrl-C"  # what interrupted, for the coverage statement
 
     def exhausted(self) -> str | None:
         """Why no further call may start (None when one may)."""
@@ -53,5 +54,18 @@ def watch_sigint(budget: Budget, scope: anyio.CancelScope, tg) -> None:
             async for _ in sigs:
                 budget.interrupted = True
                 scope.cancel()
+
+    tg.start_soon(watch)
+
+
+def watch_event(budget: Budget, scope: anyio.CancelScope, tg, event: anyio.Event) -> None:
+    """Like Ctrl-C, from code: when `event` is set (an MCP client cancelled its request), start
+    no new call, cancel the calls in flight and let the run report what finished."""
+
+    async def watch() -> None:
+        await event.wait()
+        budget.interrupted_by = "a cancelled request"
+        budget.interrupted = True
+        scope.cancel()
 
     tg.start_soon(watch)
