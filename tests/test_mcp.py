@@ -57,7 +57,7 @@ def test_ask_on_a_log_returns_the_needles_with_coverage(tmp_path, fake_server):
     assert {n["line"] for n in key["needles"]} <= cited
     assert rep["strategy"] == "profile" and rep["coverage"]["complete"] is True
     assert rep["coverage"]["statement"] and rep["run_id"]
-    assert "Coverage: complete" in text_of(res) and rep["run_id"] in text_of(res)
+    assert f"Run {rep['run_id']}: coverage complete" in text_of(res)
     assert progress and "chunks done" in progress[-1][2]
 
 
@@ -183,3 +183,107 @@ def test_cancellation_leaves_a_resumable_run(tmp_path, fake_server):
     assert resumed["usage"]["cached_calls"] >= answer_first  # answered chunks were not re-asked
     again = {chunk_of(r) for r in map_requests(fake_server, before)}
     assert len(again) == cov["chunks_total"] - cov["chunks_ok"]
+
+
+def _small_notes(tmp_path):
+    p = tmp_path / "notes.txt"
+    p.write_text("".join(f"note {i}: the quick brown fox\n" for i in range(1, 41))
+                 + "note 41: the launch code is BLUE-HERON\n")
+    return p
+
+
+def test_sampling_sends_sub_calls_to_the_clients_model(tmp_path, fake_server):
+    from mcp_types import CreateMessageResult, TextContent
+
+    _small_notes(tmp_path)
+    asked: list = []
+
+    async def sampling(context, params):
+        asked.append(params)
+        if len(asked) == 1:  # an invalid first reply: validation and retries still apply
+            text = "Sure! Here is what I found."
+        else:
+            text = json.dumps({"answer": "The launch code is BLUE-HERON.", "cites": [41]})
+        return CreateMessageResult(role="assistant", content=TextContent(type="text", text=text),
+                                   model="client-model-x")
+
+    async def main():
+        async with connect([tmp_path], "--model", "sampling", mode="legacy",
+                           sampling_callback=sampling) as c:
+            return await c.call_tool("ask", {"path": "notes.txt",
+                                             "question": "what is the launch code?",
+                                             "strategy": "direct"})
+
+    res = anyio.run(main)
+    rep = structured(res)
+    assert rep["answer"].startswith("The launch code is BLUE-HERON.")
+    assert [f["source"]["line_start"] for f in rep["findings"]] == [41]
+    assert "BLUE-HERON" in rep["findings"][0]["evidence"]  # quoted from the file by code
+    assert rep["coverage"]["complete"] is True and rep["model"] == "sampling"
+    assert len(asked) == 2 and rep["usage"]["calls"] == 2
+    first = asked[0]
+    assert "JSON schema" in first.system_prompt and "cites" in first.system_prompt
+    assert "BLUE-HERON" in first.messages[0].content.text  # the chunk travels in the message
+    assert "rejected" in asked[1].messages[-1].content.text  # the retry names the error
+    assert fake_server.requests == []
+
+
+def test_sampling_unsupported_says_so_in_one_line_and_runs_code_only(tmp_path, fake_server):
+    _small_notes(tmp_path)
+
+    async def main():
+        async with connect([tmp_path], "--model", "sampling") as c:  # no sampling callback
+            return await c.call_tool("ask", {"path": "notes.txt",
+                                             "question": "what about 'BLUE-HERON'?",
+                                             "strategy": "grep"})
+
+    res = anyio.run(main)
+    rep = structured(res)
+    first = text_of(res).splitlines()[0]
+    assert first.startswith("the MCP client does not support sampling")
+    assert any(d.startswith("the MCP client does not support sampling")
+               for d in rep["coverage"]["declared"])
+    assert [f["source"]["line_start"] for f in rep["findings"]] == [41]  # code's grep hit stays
+    assert fake_server.requests == []
+
+
+def test_http_transport_starts_and_answers_a_call(tmp_path):
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    from mcp import Client
+    from mcp_harness import server_args, server_env
+
+    _small_notes(tmp_path)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, *server_args([tmp_path], "--http",
+                                                          f"127.0.0.1:{port}")],
+                            env=server_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert proc.poll() is None, proc.stderr.read().decode()[-2000:]
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "the HTTP server did not start"
+                time.sleep(0.2)
+
+        async def main():
+            async with Client(f"http://127.0.0.1:{port}/mcp", read_timeout_seconds=60) as c:
+                return await c.call_tool("grep", {"path": "notes.txt", "pattern": "BLUE-\\w+"})
+
+        res = anyio.run(main)
+        got = structured(res)
+        assert got["hits_total"] == 1 and got["hits"][0]["line"] == 41
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
