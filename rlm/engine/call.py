@@ -15,7 +15,7 @@ from pydantic import BaseModel, ValidationError
 
 from rlm.engine.budget import Budget
 from rlm.errors import BudgetExhausted, ModelCallError
-from rlm.models.base import Limits, Model, Usage
+from rlm.models.base import Completion, Limits, Model, Usage, request_guard
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -44,15 +44,18 @@ async def call_json(model: Model, messages: list[dict], out: type[T], limits: Li
     for attempt in range(attempts):
         why = budget.exhausted()
         if why:
-            raise BudgetExhausted(why)
+            raise _stopped(why, total.calls)
         # a retry at the same temperature would repeat a greedy model's mistake word for word
         lim = limits if attempt == 0 else Limits(limits.max_tokens,
                                                  min(1.0, limits.temperature + 0.4 * attempt),
                                                  limits.timeout)
-        comp = await model.complete(msgs, schema, lim, schema_name=out.__name__)
-        if not comp.usage.calls and not comp.usage.cached_calls:  # a cache hit stays calls=0
-            comp.usage.calls = 1
-        budget.charge(comp.usage)
+        left = budget.remaining_s()
+        if left is not None:  # the wall-time cap bounds the request too
+            lim = Limits(lim.max_tokens, lim.temperature, max(0.1, min(lim.timeout, left)))
+        try:
+            comp = await _guarded(model, msgs, schema, lim, out.__name__, budget)
+        except BudgetExhausted as e:
+            raise _stopped(str(e), total.calls + e.attempts) from None
         total.add(comp.usage)
         data = comp.data
         if data is None:
@@ -75,3 +78,48 @@ async def call_json(model: Model, messages: list[dict], out: type[T], limits: Li
                  "JSON only, matching the schema exactly."},
             ]
     raise ModelCallError(f"invalid output after {attempts} attempts: {last}")
+
+
+def _stopped(why: str, attempts: int) -> BudgetExhausted:
+    e = BudgetExhausted(why)
+    e.attempts = attempts
+    return e
+
+
+def request_tokens(model: Model, messages: list[dict], max_tokens: int) -> int:
+    """Worst case of one request: the prompt (with a margin: the server's tokenizer and
+    template differ from the estimate) plus every completion token it may generate."""
+    prompt = sum(model.count_tokens(str(m.get("content") or "")) + 4 for m in messages)
+    return int(prompt * 1.15) + 16 + max_tokens
+
+
+async def _guarded(model: Model, msgs: list[dict], schema: dict, lim: Limits, name: str,
+                   budget: Budget) -> Completion:
+    """model.complete with every request it sends (retries included) reserved in the budget
+    first; requests that failed still count as calls."""
+    est = request_tokens(model, msgs, lim.max_tokens)
+    sent = 0
+
+    def guard() -> None:
+        nonlocal sent
+        budget.reserve(est)
+        sent += 1
+
+    token = request_guard.set(guard)
+    try:
+        comp = await model.complete(msgs, schema, lim, schema_name=name)
+    except BaseException as e:
+        if isinstance(e, BudgetExhausted):
+            e.attempts = sent
+        budget.release(sent, sent * est)
+        budget.charge(Usage(calls=sent))
+        raise
+    finally:
+        request_guard.reset(token)
+    budget.release(sent, sent * est)
+    if sent:
+        comp.usage.calls = sent
+    elif not comp.usage.calls and not comp.usage.cached_calls:  # a cache hit stays calls=0
+        comp.usage.calls = 1
+    budget.charge(comp.usage)
+    return comp
