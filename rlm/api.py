@@ -23,7 +23,8 @@ from rlm.corpus.profile import profile_log
 from rlm.corpus.source import TextSource
 from rlm.engine import coverage as coverage_mod
 from rlm.engine.budget import Budget, watch_sigint
-from rlm.engine.call import call_json
+from rlm.engine.call import call_json, on_rejected
+from rlm.engine.echo import echo_reason
 from rlm.engine.candidates import Group, code_claim, group_candidates, judge_group
 from rlm.engine.mapper import Outcome, map_items
 from rlm.engine.reducer import reduce_findings, render
@@ -165,7 +166,7 @@ async def ask_async(path: str, question: str, opts: AskOptions, model: Model | N
     t0 = time.monotonic()
     corpus = open_corpus(path)
     own_model = model is None
-    rec = report = sub = None
+    rec = report = sub = sink = None
     try:
         if model is None:
             from rlm.models.registry import resolve_model
@@ -180,6 +181,7 @@ async def ask_async(path: str, question: str, opts: AskOptions, model: Model | N
                                                  timeout=opts.timeout), opts)
         run = _Run(corpus, question, opts, model, on_event or (lambda e, d: None), sub=sub)
         rec = store.record_run(run, path, question, opts)  # run record; checks opts.resume
+        sink = on_rejected.set(lambda d: run.emit("rejected", d))  # raw rejected replies
         scope = anyio.CancelScope()
         async with anyio.create_task_group() as tg:
             if handle_sigint:
@@ -189,6 +191,8 @@ async def ask_async(path: str, question: str, opts: AskOptions, model: Model | N
         report.usage.wall_s = round(time.monotonic() - t0, 3)
         return report
     finally:
+        if sink is not None:
+            on_rejected.reset(sink)
         if rec is not None:
             rec.close(report, sys.exc_info()[1])
         corpus.close()
@@ -311,7 +315,8 @@ class _Run:
         async def work(_c: Chunk):
             res, _ = await call_json(self.model, msgs, recipe.schema_model("giant-file", task),
                                      Limits(max_tokens=t["max_tokens"], timeout=self.opts.timeout),
-                                     self.budget)
+                                     self.budget, check=lambda r: echo_reason(
+                                         r.answer, msgs, fields.get("material", ""), self.q))
             return res
 
         [o] = await map_items([chunk], work, key=lambda c: c.id, concurrency=1,

@@ -40,7 +40,7 @@ from rlm.errors import UsageError
 CACHE_ENV, DATA_ENV = "RLM_CACHE_DIR", "RLM_DATA_DIR"
 CACHE_KEY_VERSION = "rlm-call-v1"
 # events written to the run record (progress-only events such as "start" are not)
-RECORDED_EVENTS = {"gate", "plan", "chunk", "reduce", "report", "resume"}
+RECORDED_EVENTS = {"gate", "plan", "chunk", "reduce", "report", "resume", "rejected"}
 
 _SECRET_ENV = re.compile(r"(KEY|TOKEN|SECRET|PASSW|AUTH|CREDENTIAL)", re.IGNORECASE)
 _SECRET_FLAG = re.compile(r"^--?[\w-]*(api[-_]?key|key|token|secret|passw(or)?d?|auth\w*|credential\w*)$",

@@ -7,8 +7,9 @@ that ends up in the coverage statement.
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from functools import lru_cache
-from typing import TypeVar
+from typing import Callable, TypeVar
 
 import orjson
 from pydantic import BaseModel, ValidationError
@@ -18,6 +19,11 @@ from rlm.errors import BudgetExhausted, ModelCallError
 from rlm.models.base import Completion, Limits, Model, Usage, request_guard
 
 T = TypeVar("T", bound=BaseModel)
+
+# Where rejected replies go (the run record sets it for a run): the raw reply and why it was
+# refused, so a user can see why a call failed. The sink scrubs secrets when it stores.
+on_rejected: ContextVar[Callable[[dict], None] | None] = ContextVar("rlm_on_rejected",
+                                                                    default=None)
 
 
 @lru_cache(maxsize=None)  # pydantic builds it in ~0.5 ms: once per model class, not per call
@@ -34,8 +40,10 @@ def _short_error(e: ValidationError) -> str:
 
 
 async def call_json(model: Model, messages: list[dict], out: type[T], limits: Limits,
-                    budget: Budget, attempts: int = 3) -> tuple[T, Usage]:
-    """Ask until the reply validates as `out`. Raises ModelCallError (with reason) or
+                    budget: Budget, attempts: int = 3,
+                    check: Callable[[T], str | None] | None = None) -> tuple[T, Usage]:
+    """Ask until the reply validates as `out` (and passes `check`, which returns why a valid
+    reply is still refused, e.g. an echo of the prompt). Raises ModelCallError (with reason) or
     BudgetExhausted. Usage of every attempt is charged to the budget."""
     schema = schema_for(out)
     msgs = list(messages)
@@ -66,11 +74,20 @@ async def call_json(model: Model, messages: list[dict], out: type[T], limits: Li
                 data = None
         if data is not None:
             try:
-                return out.model_validate(data), total
+                res = out.model_validate(data)
             except ValidationError as e:
                 last = f"reply does not match the schema: {_short_error(e)}"
+            else:
+                why = check(res) if check else None
+                if why is None:
+                    return res, total
+                last = why
         if hasattr(model, "forget"):  # rejected: never serve this reply from the call cache
             model.forget(comp)
+        sink = on_rejected.get()
+        if sink is not None:
+            sink({"schema": out.__name__, "attempt": attempt + 1, "reason": last,
+                  "reply": comp.text[:4000]})
         if attempt + 1 < attempts:
             msgs = list(messages) + [
                 {"role": "assistant", "content": comp.text[:2000]},
