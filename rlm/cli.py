@@ -29,7 +29,9 @@ EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_INCOMPLETE = 0, 1, 2, 3
 
 
 def _fail(msg: str, code: int) -> None:
-    err.print(f"[bold red]rlm:[/] {msg}", soft_wrap=True)
+    from rich.markup import escape  # a message may hold [brackets]: rlm[local], [auth]
+
+    err.print(f"[bold red]rlm:[/] {escape(msg)}", soft_wrap=True)
     raise typer.Exit(code)
 
 
@@ -71,8 +73,9 @@ def _first_leaf(eg: BaseExceptionGroup) -> BaseException:
 
 
 # Options shared by ask/audit/mine.
-ModelOpt = typer.Option(None, "--model", "-m", help="local | openai:NAME | NAME (with --base-url). "
-                        "Env RLM_MODEL. Default: the embedded local model.")
+ModelOpt = typer.Option(None, "--model", "-m", help="none | local | openai:NAME | NAME (with "
+                        "--base-url). Env RLM_MODEL, then `rlm config set model`. Default: none "
+                        "(code finds and writes the answer).")
 BaseUrlOpt = typer.Option(None, "--base-url", help="OpenAI-compatible server, e.g. "
                           "http://127.0.0.1:8080/v1 (vLLM, llama.cpp, Ollama). Env RLM_BASE_URL.")
 ConcOpt = typer.Option(4, "--concurrency", "-c", min=1, max=512, help="sub-calls in flight")
