@@ -4,8 +4,7 @@ Our own streaming Okapi BM25 (k1=1.2, b=0.75), because a one-off question only n
 question's terms: each term is found with one case-insensitive regex pass over the mapped bytes
 (C speed, no tokenised copy of the corpus), hits are binned into fixed passages of
 PASSAGE_LINES lines, and passage length is measured in bytes (BM25 uses only dl/avgdl, for
-which bytes are a fair proxy). evals/bench_rank.py measures it against bm25s and rank-bm25
-on the same passages (same top passage; much faster on large files, no index kept in memory).
+which bytes are a fair proxy).
 """
 
 from __future__ import annotations
