@@ -459,7 +459,8 @@ def calibrate_cmd(
     reps: Optional[int] = typer.Option(None, "--reps", min=1, help="repetitions per level and task "
                                        "(default 3; 1 with --quick)"),
     quick: bool = typer.Option(False, "--quick", help="4 levels, 1 repetition: a rough curve fast"),
-    plot: Optional[Path] = typer.Option(None, "--plot", help="also draw the curve as a PNG"),
+    plot: Optional[Path] = typer.Option(None, "--plot", help="also draw the curve as an SVG file "
+                                        "(PATH ending in .svg)"),
     concurrency: int = ConcOpt,
     timeout: float = TimeoutOpt,
     json_out: bool = typer.Option(False, "--json", help="print the profile JSON on stdout"),
@@ -484,6 +485,8 @@ def calibrate_cmd(
 
     lv = parse_levels()
     n_reps = reps or (1 if quick else cal.DEFAULT_REPS)
+    if plot and plot.suffix.lower() != ".svg":
+        _fail(f"--plot writes SVG: give a path ending in .svg, got {str(plot)!r}", EXIT_USAGE)
 
     def go():
         m = resolve_model(model, base_url, timeout=timeout)

@@ -6,6 +6,7 @@ Specs:
 - ``openai:NAME`` — OpenAI (or anything at OPENAI_BASE_URL); key from OPENAI_API_KEY.
 - ``NAME`` with a base URL — any OpenAI-compatible server (vLLM, llama.cpp server, Ollama).
 - no spec but a base URL — the server's model, named ``default``.
+- ``sim:oracle|noisy|adversarial`` — a simulated reader (evals/sim/, source checkout only).
 
 Resolution order: ``--model`` > RLM_MODEL > the user config file (``rlm config set model``) >
 none. Base URLs likewise: ``--base-url`` > RLM_BASE_URL > config ``base_url``; several URLs
@@ -115,6 +116,9 @@ def resolve_model(
         local_kw = {k: kw[k] for k in ("context_tokens",) if k in kw}
         return LocalModel(timeout=timeout, **local_kw)
 
+    if ch.spec.startswith("sim:"):
+        return _simulated(ch.spec, timeout, kw)
+
     if ch.spec.startswith("openai:"):
         name = ch.spec[len("openai:"):].strip()
         if not name:
@@ -138,9 +142,28 @@ def _served(name: str, urls: list[str], key: str | None, timeout: float, kw: dic
               for u in urls]
     if len(models) == 1:
         return models[0]
-    from rlm.models.endpoints import EndpointPool
+    try:
+        from rlm.models.endpoints import EndpointPool
+    except ImportError:  # several endpoints land in a later commit
+        raise UsageError("several base URLs are not supported yet: give one") from None
 
     return EndpointPool(models)
+
+
+def _simulated(spec: str, timeout: float, kw: dict) -> Model:
+    """``sim:KIND``: a simulated reader for measurements. It lives in the evals/ folder of the
+    source checkout and is imported only here, only for this spec."""
+    import importlib
+    import sys
+    from pathlib import Path
+
+    checkout = str(Path(__file__).resolve().parent.parent.parent)
+    if not (Path(checkout) / "evals" / "sim" / "plugin.py").is_file():
+        raise UsageError(f"model '{spec}' is a simulated reader from rlm's source checkout "
+                         "(evals/sim/); this installation has none")
+    if checkout not in sys.path:
+        sys.path.append(checkout)
+    return importlib.import_module("evals.sim.plugin").make_model(spec, timeout=timeout, **kw)
 
 
 def describe(model: Any) -> str:
