@@ -191,5 +191,6 @@ class Report(BaseModel):
     reduce: ReduceInfo = Field(default_factory=ReduceInfo)
     usage: UsageInfo = Field(default_factory=UsageInfo)
     model: str = ""
+    tier: str = ""  # none | served | local | sampling (rlm.models.profile)
     run_id: str = ""
     dry_run: bool = False

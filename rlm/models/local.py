@@ -56,12 +56,13 @@ class LocalModel:
     speed = (350.0, 80.0)
 
     def __init__(self, gguf: Path | None = None, context_tokens: int = DEFAULT_CONTEXT,
-                 threads: int | None = None, seed: int = 7):
+                 threads: int | None = None, seed: int = 7, timeout: float | None = None):
         self.gguf = gguf or default_gguf()
         self.name = f"local:{self.gguf.stem}"
         self.context_tokens = context_tokens
         self.threads = threads or max(1, min(os.cpu_count() or 1, 8))
         self.seed = seed
+        self.timeout = timeout  # per-call time limit (see _complete_sync)
         self._llm = None
         self._lock = threading.Lock()
 
