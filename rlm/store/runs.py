@@ -24,7 +24,7 @@ from rlm.store.migrations import runs_migrations
 from rlm.store.secrets import dumps, redact_argv, redact_url, scrub, secret_values
 
 # events written to the run record (progress-only events such as "start" are not)
-RECORDED_EVENTS = {"gate", "plan", "chunk", "reduce", "report", "resume"}
+RECORDED_EVENTS = {"gate", "plan", "chunk", "reduce", "report", "resume", "rejected"}
 
 _RUN_COLS = ("id", "created", "finished", "command", "argv", "options", "corpus", "question",
              "strategy", "status", "complete", "chunks_total", "chunks_ok", "chunks_failed",
