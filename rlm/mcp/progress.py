@@ -101,3 +101,14 @@ async def run_interruptible(work: Callable[[anyio.Event], Awaitable[T]],
     if "error" in box:
         raise box["error"]
     return box["result"]
+
+
+async def run_with_progress(work: Callable[[], Awaitable[T]], relay: ProgressRelay) -> T:
+    """Run work() while relaying progress; a cancellation stops it at once (audit and mine
+    runs are not resumable, so there is nothing to wrap up)."""
+    box: dict[str, Any] = {}
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(relay.pump)
+        box["result"] = await work()
+        tg.cancel_scope.cancel()
+    return box["result"]
