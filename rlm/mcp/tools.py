@@ -210,7 +210,12 @@ class RlmTools:
             r = runs.get_run(roots, run_id)
             if r.get("report") is None:
                 raise UsageError(runs.no_report_line(r))
-            return report_result(Report.model_validate(r["report"]), [], raw=r["report"])
+            try:
+                rep = Report.model_validate(r["report"])
+            except ValueError:
+                raise UsageError(f"run {r['id']} was recorded by another version of rlm; "
+                                 f"`rlm show {r['id']} --json` prints it") from None
+            return report_result(rep, [], raw=r["report"])
 
     async def grep(self, path: PathArg,
                    pattern: Annotated[str, Field(description="a Python regular expression")],
