@@ -30,7 +30,9 @@ EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_INCOMPLETE = 0, 1, 2, 3
 
 
 def _fail(msg: str, code: int) -> None:
-    err.print(f"[bold red]rlm:[/] {msg}", soft_wrap=True)
+    from rich.markup import escape  # a message may hold [brackets]: rlm[local], [auth]
+
+    err.print(f"[bold red]rlm:[/] {escape(msg)}", soft_wrap=True)
     raise typer.Exit(code)
 
 
@@ -72,8 +74,9 @@ def _first_leaf(eg: BaseExceptionGroup) -> BaseException:
 
 
 # Options shared by ask/audit/mine.
-ModelOpt = typer.Option(None, "--model", "-m", help="local | openai:NAME | NAME (with --base-url). "
-                        "Env RLM_MODEL. Default: the embedded local model.")
+ModelOpt = typer.Option(None, "--model", "-m", help="none | local | openai:NAME | NAME (with "
+                        "--base-url). Env RLM_MODEL, then `rlm config set model`. Default: none "
+                        "(code finds and writes the answer).")
 BaseUrlOpt = typer.Option(None, "--base-url", help="OpenAI-compatible server, e.g. "
                           "http://127.0.0.1:8080/v1 (vLLM, llama.cpp, Ollama). Env RLM_BASE_URL.")
 ConcOpt = typer.Option(4, "--concurrency", "-c", min=1, max=512, help="sub-calls in flight")
@@ -444,6 +447,37 @@ def mine_cmd(
     _emit_repo(report, mine_markdown, repo, json_out, out)
 
 
+@app.command("mcp")
+def mcp_cmd(
+    root: Optional[list[str]] = typer.Option(None, "--root", help="a folder the server may read "
+                                             "(repeatable; default: the current directory)"),
+    http: Optional[str] = typer.Option(None, "--http", metavar="HOST:PORT", help="serve streamable "
+                                       "HTTP on HOST:PORT instead of stdio"),
+    model: Optional[str] = typer.Option(None, "--model", "-m", help="as for ask; 'sampling' sends "
+                                        "sub-calls to the MCP client's own model"),
+    base_url: Optional[str] = BaseUrlOpt,
+    sub_model: Optional[str] = typer.Option(None, "--sub-model", help="model for sub-calls"),
+    concurrency: int = ConcOpt,
+    max_tokens: Optional[int] = typer.Option(None, "--max-tokens", min=1, help="default token "
+                                             "budget of one tool call"),
+    max_calls: Optional[int] = typer.Option(None, "--max-calls", min=1, help="default call "
+                                            "budget of one tool call"),
+    timeout: float = TimeoutOpt,
+    sampling_context: int = typer.Option(32_000, "--sampling-context", min=1024, help="context "
+                                         "window (tokens) assumed for the client's model"),
+) -> None:
+    """Serve rlm's tools to coding agents over the Model Context Protocol (stdio, or --http)."""
+    from rlm.mcp.config import ServerConfig
+    from rlm.mcp.roots import Roots
+    from rlm.mcp.server import parse_http, serve
+
+    cfg = ServerConfig(roots=list(root or []), model=model, base_url=base_url, sub_model=sub_model,
+                       concurrency=concurrency, max_tokens=max_tokens, max_calls=max_calls,
+                       timeout=timeout, sampling_context=sampling_context, http=http)
+    _run(lambda: (Roots(cfg.roots), http and parse_http(http)))  # bad input: one line, exit 2
+    _run(lambda: serve(cfg))
+
+
 @app.command("calibrate")
 def calibrate_cmd(
     model: Optional[str] = ModelOpt,
@@ -453,7 +487,8 @@ def calibrate_cmd(
     reps: Optional[int] = typer.Option(None, "--reps", min=1, help="repetitions per level and task "
                                        "(default 3; 1 with --quick)"),
     quick: bool = typer.Option(False, "--quick", help="4 levels, 1 repetition: a rough curve fast"),
-    plot: Optional[Path] = typer.Option(None, "--plot", help="also draw the curve as a PNG"),
+    plot: Optional[Path] = typer.Option(None, "--plot", help="also draw the curve as an SVG file "
+                                        "(PATH ending in .svg)"),
     concurrency: int = ConcOpt,
     timeout: float = TimeoutOpt,
     json_out: bool = typer.Option(False, "--json", help="print the profile JSON on stdout"),
@@ -478,6 +513,8 @@ def calibrate_cmd(
 
     lv = parse_levels()
     n_reps = reps or (1 if quick else cal.DEFAULT_REPS)
+    if plot and plot.suffix.lower() != ".svg":
+        _fail(f"--plot writes SVG: give a path ending in .svg, got {str(plot)!r}", EXIT_USAGE)
 
     def go():
         m = resolve_model(model, base_url, timeout=timeout)

@@ -87,7 +87,10 @@ async def map_items(items: Iterable[I], worker: Callable[[I], Awaitable[Any]], *
             except ModelCallError as e:
                 done(Outcome(item, status=Status.FAILED, reason=e.reason))
             except BudgetExhausted as e:
-                done(Outcome(item, status=_stopped(budget), reason=f"not run: {e}"))
+                n = e.attempts  # calls made and failed before the budget stopped the retries
+                done(Outcome(item, status=Status.FAILED if n else _stopped(budget),
+                             reason=f"not run: {e}" if not n else
+                             f"stopped after {n} failed attempt{'s' if n != 1 else ''}: {e}"))
             except ModelUnreachable as e:
                 if not any_ok:
                     unreachable = e

@@ -93,6 +93,17 @@ class ReduceNote(Event):
     msg: str
 
 
+@dataclass
+class Rejected(Event):
+    """A model reply that was rejected (and retried): kept raw, scrubbed, in the run record."""
+
+    kind: ClassVar[str] = "rejected"
+    schema: str
+    attempt: int
+    reason: str
+    reply: str = ""
+
+
 def to_sink(sink: Sink | None) -> Callable[[Event], None]:
     """An emitter of typed events that feeds a plain (kind, data) sink."""
     if sink is None:

@@ -117,12 +117,12 @@ def exit_code(cov: Coverage, dry_run: bool = False) -> int:
 
 
 def close(cov: Coverage, body: list[str], *, what: str = "the answer",
-          dry_run: bool = False) -> Coverage:
+          dry_run: bool = False, interrupted_by: str = "Ctrl-C") -> Coverage:
     """Decide `complete` and write the statement: ``body`` (the command's own account of what
     was read, e.g. the file partition of a repository), then the failed units, skipped files,
     gaps and notes, then the verdict."""
     if cov.interrupted:
-        cov.declared.append("interrupted by Ctrl-C: what finished is reported")
+        cov.declared.append(f"interrupted by {interrupted_by}: what finished is reported")
     cov.complete = is_complete(cov, dry_run)
     cov.statement = " ".join(s for s in [*body, *_tail(cov)] if s) + " " + _verdict(
         cov, dry_run, what)
@@ -130,9 +130,33 @@ def close(cov: Coverage, body: list[str], *, what: str = "the answer",
     return cov
 
 
-def _ref(c: FailedChunk) -> str:
-    rng = f":{c.line_start}-{c.line_end}" if c.line_start else ""
-    return f"{c.chunk} {c.path}{rng} ({c.reason})"
+def failed_list(failed: list[FailedChunk], limit: int = MAX_LISTED_FAILED) -> str:
+    """Failed units by id, path, lines and reason; a run of consecutive units of one file that
+    ended the same way for the same reason (e.g. not run: budget) is one entry, so every unit
+    is named however many there are."""
+    runs: list[list[FailedChunk]] = []
+    for c in failed:
+        last = runs[-1][-1] if runs else None
+        if (last is not None and c.reason == last.reason and c.path == last.path
+                and c.status == last.status and _num(c.chunk) == _num(last.chunk) + 1):
+            runs[-1].append(c)
+        else:
+            runs.append([c])
+    parts = []
+    for r in runs[:limit]:
+        a, b = r[0], r[-1]
+        ids = a.chunk if len(r) == 1 else f"{a.chunk}-{b.chunk} ({len(r)} chunks)"
+        rng = f":{a.line_start}-{b.line_end}" if a.line_start else ""
+        parts.append(f"{ids} {a.path}{rng} ({a.reason})")
+    s = "; ".join(parts)
+    if len(runs) > limit:
+        s += f"; and {sum(len(r) for r in runs[limit:])} more (see the JSON report)"
+    return s
+
+
+def _num(unit_id: str) -> int:
+    digits = "".join(ch for ch in unit_id if ch.isdigit())
+    return int(digits) if digits else -2
 
 
 _VERBS = {Status.FAILED.value: "failed and {was} not read",
@@ -152,9 +176,7 @@ def _tail(cov: Coverage) -> list[str]:
         n = len({c.chunk for c in cs})  # a unit over several files has one entry per file
         one = n == 1
         s = (f"{n} {'chunk' if one else 'chunks'} " + verb.format(was="was" if one else "were")
-             + ": " + "; ".join(_ref(c) for c in cs[:MAX_LISTED_FAILED]))
-        if len(cs) > MAX_LISTED_FAILED:
-            s += f"; and {len(cs) - MAX_LISTED_FAILED} more (see the JSON report)"
+             + ": " + failed_list(cs))
         out.append(s + ".")
     if cov.skipped:
         s = "Skipped: " + "; ".join(f"{x['path']} ({x['reason']})"
