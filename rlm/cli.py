@@ -16,6 +16,7 @@ import typer
 from rich.console import Console
 
 from rlm.errors import RlmError
+from rlm.run.ledger import exit_code
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Answer questions about corpora far larger than a model's context window, "
@@ -147,9 +148,7 @@ def _emit(report, json_out: bool, out: Optional[Path], quiet: bool) -> None:
                                              option=orjson.OPT_INDENT_2) + b"\n")
     else:
         Console(highlight=False, soft_wrap=True).print(md, markup=False)
-    if report.dry_run:
-        raise typer.Exit(EXIT_OK)
-    raise typer.Exit(EXIT_OK if report.coverage.complete else EXIT_INCOMPLETE)
+    raise typer.Exit(exit_code(report.coverage, report.dry_run))
 
 
 # ------------------------------------------------------------------ run history (rlm/store.py)
@@ -368,9 +367,7 @@ def _emit_repo(report, markdown_fn, repo: str, json_out: bool, out: Optional[Pat
                                              option=orjson.OPT_INDENT_2) + b"\n")
     else:
         Console(highlight=False, soft_wrap=True).print(markdown_fn(report, repo), markup=False)
-    if report.dry_run:
-        raise typer.Exit(EXIT_OK)
-    raise typer.Exit(EXIT_OK if report.coverage.complete else EXIT_INCOMPLETE)
+    raise typer.Exit(exit_code(report.coverage, report.dry_run))
 
 
 @app.command("audit")
