@@ -33,11 +33,12 @@ class ProgressRelay:
         """The run's on_event callback (synchronous, called inside the run)."""
         if kind == "gate":
             self.phase = f"strategy {data.get('strategy')}"
-        elif kind == "plan":
-            self.total = data.get("total")
+        elif kind == "plan":  # audit plans once per round: totals add up
+            t = data.get("total")
+            self.total = None if t is None else self.done + self.failed + int(t)
             self.phase = "reading"
-        elif kind == "chunk":
-            if data.get("ok"):
+        elif kind == "chunk":  # typed UnitDone (status) or an older plain dict (ok)
+            if data.get("status", "ok" if data.get("ok") else "failed") == "ok":
                 self.done += 1
             else:
                 self.failed += 1
