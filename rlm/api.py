@@ -407,7 +407,7 @@ class _Run:
             w = (f"a line shape seen {tp.count} time{'s' if tp.count != 1 else ''} in "
                  f"{prof.lines:,} lines" + (", error level" if tp.error_level else ""))
             for ln in tp.lines:
-                why_by_line.setdefault(ln, w)
+                why_by_line.setdefault(prof.record_of.get(ln, ln), w)
         groups = group_candidates(src, prof.candidates, why_by_line)
         self.decision.reasons.append(
             f"profile: {prof.templates_total:,} line shapes in {prof.lines:,} lines; "
@@ -457,7 +457,8 @@ class _Run:
             note = None if g.claim else f"no usable model summary ({g.error or 'empty'})"
             for ln in g.lines:
                 n += 1
-                self.findings.append(_finding(f"f{n}", claim, src, ln, ln, True, g.id,
+                end = prof.record_end.get(ln, ln)  # a stack trace stays with its header
+                self.findings.append(_finding(f"f{n}", claim, src, ln, end, True, g.id,
                                               label=g.label, group=g.id, note=note))
             self.groups.append({"id": g.id, "kind": g.kind, "key": g.key, "why": g.why,
                                 "label": g.label, "claim": g.claim, "lines": g.lines})

@@ -16,6 +16,8 @@ from array import array
 from bisect import bisect_right
 from pathlib import Path
 
+import numpy as np
+
 from rlm.errors import UsageError
 
 SPOOL_LIMIT = 4 * 1024**3  # refuse to spool more than this from stdin/.gz
@@ -109,11 +111,14 @@ class TextSource:
         if self._offsets is None:
             data = self.data
             offs = array("q", [0])
-            find = data.find
-            pos = find(b"\n")
-            while pos != -1:
-                offs.append(pos + 1)
-                pos = find(b"\n", pos + 1)
+            # newline positions found by numpy a block at a time (~1 GB/s, not ~50 MB/s of
+            # a Python find loop): a 1 GB log is indexed in about a second
+            step = 1 << 22
+            for base in range(0, self.size, step):
+                block = np.frombuffer(data[base: base + step], np.uint8)
+                nl = np.flatnonzero(block == 10)
+                nl += base + 1
+                offs.frombytes(nl.astype(np.int64).tobytes())
             if len(offs) > 1 and offs[-1] == self.size:
                 offs.pop()  # a trailing newline does not start a new line
             if self.size == 0:
