@@ -15,7 +15,7 @@ from typing import Callable, Iterable, Iterator
 
 import anyio
 
-from rlm import recipe, store
+from rlm import recipe, redact_model, store
 from rlm.corpus.grep import regions, search
 from rlm.corpus.index import Chunk, iter_chunks
 from rlm.corpus.probe import Probe, classify, probe_source
@@ -58,6 +58,8 @@ class AskOptions:
     no_cache: bool = False  # fresh model calls (answers are still stored, for --resume)
     resume: str | None = None  # run id (prefix, or "last") whose answered calls are reused
     argv: list[str] | None = None  # the command line, for the run record (secrets redacted)
+    redact: bool | None = None  # None: decided by RLM_REDACT, config, endpoint (rlm.redact_model)
+    redact_report: bool = False  # also mask the local report and the run record
 
 
 @dataclass
@@ -178,8 +180,14 @@ async def ask_async(path: str, question: str, opts: AskOptions, model: Model | N
 
             sub = store.wrap_model(resolve_model(opts.sub_model, opts.base_url, opts.api_key,
                                                  timeout=opts.timeout), opts)
+        # redaction wraps the cache, so the cache only ever sees redacted prompts
+        policy = redact_model.decide([model, sub], opts.redact, opts.redact_report)
+        model, sub = policy.wrap(model), policy.wrap(sub)
         run = _Run(corpus, question, opts, model, on_event or (lambda e, d: None), sub=sub)
+        run.redaction = policy
         rec = store.record_run(run, path, question, opts)  # run record; checks opts.resume
+        if rec is not None and policy.report:
+            rec.mask = policy.redactor.mask_data  # --redact-report: events and report masked
         scope = anyio.CancelScope()
         async with anyio.create_task_group() as tg:
             if handle_sigint:
@@ -187,6 +195,8 @@ async def ask_async(path: str, question: str, opts: AskOptions, model: Model | N
             report = await run.execute(scope)
             tg.cancel_scope.cancel()
         report.usage.wall_s = round(time.monotonic() - t0, 3)
+        if policy.report:
+            report = redact_model.mask_report(report, policy)
         return report
     finally:
         if rec is not None:
@@ -614,6 +624,7 @@ class _Run:
             return rep
         if self.budget.interrupted:
             self.cov.declared.append("interrupted by Ctrl-C: what finished is reported")
+        redact_model.declare(getattr(self, "redaction", None), rep, self.cov.declared)
         coverage_mod.finish(self.cov, strategy, u.calls)
         rep.coverage = self.cov
         # synthesis happens in compose (async); here we only render what exists

@@ -173,6 +173,17 @@ class UsageInfo(BaseModel):
     wall_s: float = 0.0
 
 
+class RedactionInfo(BaseModel):
+    """What was replaced by placeholders before prompts left this machine (rlm.redact)."""
+
+    enabled: bool = False
+    why: str = ""
+    report_masked: bool = False  # --redact-report: this report and the run record are masked
+    values: int = 0  # distinct values replaced
+    prompts: int = 0  # distinct prompts that had at least one value replaced
+    kinds: dict[str, int] = Field(default_factory=dict)  # SECRET, EMAIL, CARD, IBAN, PHONE, IP
+
+
 class Report(BaseModel):
     version: str = REPORT_VERSION
     command: str
@@ -189,3 +200,4 @@ class Report(BaseModel):
     model: str = ""
     run_id: str = ""
     dry_run: bool = False
+    redaction: RedactionInfo = Field(default_factory=RedactionInfo)
