@@ -393,6 +393,7 @@ def audit_cmd(
     out: Optional[Path] = OutOpt,
     dry_run: bool = DryOpt,
     quiet: bool = QuietOpt,
+    redact: Optional[bool] = RedactOpt,
     no_cache: bool = NoCacheOpt,
 ) -> None:
     """Audit a repository: module map, findings with checked path:line evidence, ranked risks.
@@ -407,7 +408,7 @@ def audit_cmd(
         opts = AuditOptions(model=model, base_url=base_url, concurrency=concurrency,
                             max_tokens=max_tokens, max_calls=max_calls, timeout=timeout,
                             lenses=parse_lenses(lens), max_rounds=max_rounds, dry_run=dry_run,
-                            no_cache=no_cache)
+                            no_cache=no_cache, redact=redact)
         prog = Progress(enabled=not quiet and sys.stderr.isatty())
         with prog:
             return anyio.run(lambda: audit_async(repo, opts, on_event=prog.event,
@@ -431,6 +432,7 @@ def mine_cmd(
     out: Optional[Path] = OutOpt,
     dry_run: bool = DryOpt,
     quiet: bool = QuietOpt,
+    redact: Optional[bool] = RedactOpt,
     no_cache: bool = NoCacheOpt,
 ) -> None:
     """Mine requirements: facts per question, verified in code or marked inferred.
@@ -444,7 +446,7 @@ def mine_cmd(
 
         opts = MineOptions(model=model, base_url=base_url, concurrency=concurrency,
                            max_tokens=max_tokens, max_calls=max_calls, timeout=timeout,
-                           dry_run=dry_run, no_cache=no_cache)
+                           dry_run=dry_run, no_cache=no_cache, redact=redact)
         prog = Progress(enabled=not quiet and sys.stderr.isatty())
         with prog:
             return anyio.run(lambda: mine_async(repo, questions, opts, on_event=prog.event,

@@ -146,6 +146,21 @@ def _plugins() -> tuple:
 _KEYWORD_HINT = re.compile(r"(?i)key|pass|pwd|secret|contras")
 
 
+def _plugin_matches(plugin, text: str):
+    """A regex plugin's matches. Its own analyze_string uses findall, which gives only the first
+    group of a pattern with groups ('ghp' of a GitHub token): take the longest group instead, or
+    the whole match when the groups are only a prefix."""
+    denylist = getattr(plugin, "denylist", None)
+    if not denylist or type(plugin).__name__ == "KeywordDetector":
+        yield from plugin.analyze_string(text)
+        return
+    for rx in denylist:
+        for m in rx.finditer(text):
+            groups = [g for g in m.groups() if g]
+            best = max(groups, key=len) if groups else ""
+            yield best if len(best) >= 8 else m.group(0)
+
+
 def _secret_plugin_values(text: str) -> list[str]:
     """Values detect-secrets' plugins find. Their patterns do not span lines, so they run over
     the whole text at once, except the (slow, line-anchored) keyword plugin, which runs only on
@@ -159,7 +174,7 @@ def _secret_plugin_values(text: str) -> list[str]:
             parts = [text]
         try:
             for part in parts:
-                for v in plugin.analyze_string(part):
+                for v in _plugin_matches(plugin, part):
                     if not isinstance(v, str) or len(v) < 6 or "\n" in v:
                         continue
                     if limit is not None and plugin.calculate_shannon_entropy(v) <= limit:

@@ -224,3 +224,19 @@ def mask_report(report, policy: Policy):
     data = policy.redactor.mask_data(data)
     data["redaction"] = counts
     return type(report).model_validate(data)
+
+
+def declare_in_statement(policy: Policy, report) -> None:
+    """For reports whose coverage statement is already written (audit, mine): the redaction
+    note goes in before the statement's last words (Complete / INCOMPLETE)."""
+    cov = getattr(report, "coverage", None)
+    if cov is None or not hasattr(report, "redaction"):
+        return
+    notes: list[str] = []
+    declare(policy, report, notes)
+    if not notes or getattr(report, "dry_run", False):
+        return
+    st = cov.statement or ""
+    cut = max(st.rfind(" Complete."), st.rfind(" INCOMPLETE"))
+    note = f" Note: {notes[0]}."
+    cov.statement = st[:cut] + note + st[cut:] if cut >= 0 else st + note
