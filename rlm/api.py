@@ -616,6 +616,7 @@ class _Run:
         rep.findings = self.findings
         rep.groups = self.groups
         if self.opts.dry_run:
+            redact_model.declare(getattr(self, "redaction", None), rep, [])  # what a run would do
             rep.answer = "Dry run: probe, gate and estimate only; no model call was made."
             rep.coverage = self.cov
             rep.coverage.complete = False
