@@ -23,8 +23,12 @@ from rlm.corpus.profile import profile_log
 from rlm.corpus.source import TextSource
 from rlm.engine import coverage as coverage_mod
 from rlm.engine.budget import Budget, watch_sigint
-from rlm.engine.call import call_json
-from rlm.engine.candidates import Group, code_claim, group_candidates, judge_group
+from rlm.engine.call import call_json, on_rejected
+from rlm.engine.echo import echo_reason
+from rlm.codeonly import answers as by_code
+from rlm.codeonly.timeline import describe_group, grep_timeline
+from rlm.codeonly.wording import guard_label, wording_failed_note
+from rlm.engine.candidates import Group, group_candidates, judge_group
 from rlm.engine.mapper import Outcome, map_items
 from rlm.engine.reducer import reduce_findings, render
 from rlm.engine.synth import synthesize
@@ -32,6 +36,8 @@ from rlm.errors import UsageError
 from rlm.evidence import find_quote
 from rlm.gate import Decision, decide
 from rlm.models.base import Limits, Model
+from rlm.models.none import NOTICE as NO_MODEL_NOTICE
+from rlm.models.profile import is_code_only, profile_of
 from rlm.schemas import (
     CorpusInfo, Coverage, Estimate, FailedChunk, Finding, GateInfo, Report, Source, UsageInfo,
 )
@@ -167,7 +173,7 @@ async def ask_async(path: str, question: str, opts: AskOptions, model: Model | N
     t0 = time.monotonic()
     corpus = open_corpus(path)
     own_model = model is None
-    rec = report = sub = None
+    rec = report = sub = sink = None
     try:
         if model is None:
             from rlm.models.registry import resolve_model
@@ -188,6 +194,7 @@ async def ask_async(path: str, question: str, opts: AskOptions, model: Model | N
         rec = store.record_run(run, path, question, opts)  # run record; checks opts.resume
         if rec is not None and policy.report:
             rec.mask = policy.redactor.mask_data  # --redact-report: events and report masked
+        sink = on_rejected.set(lambda d: run.emit("rejected", d))  # raw rejected replies
         scope = anyio.CancelScope()
         async with anyio.create_task_group() as tg:
             if handle_sigint:
@@ -199,6 +206,8 @@ async def ask_async(path: str, question: str, opts: AskOptions, model: Model | N
             report = redact_model.mask_report(report, policy)
         return report
     finally:
+        if sink is not None:
+            on_rejected.reset(sink)
         if rec is not None:
             rec.close(report, sys.exc_info()[1])
         corpus.close()
@@ -220,6 +229,7 @@ class _Run:
                  emit: Callable[[str, dict], None], sub: Model | None = None):
         self.corpus, self.q, self.opts, self.model, self.emit = corpus, question, opts, model, emit
         self.sub = sub or model  # sub-calls (map, judge, merge); the main model synthesises
+        self.code_only = is_code_only(model)  # the `none` tier: code finds and words the answer
         self.budget = Budget(opts.max_tokens, opts.max_calls, opts.max_wall_s)
         self.cov = Coverage(bytes_total=corpus.probe.bytes, lines_total=corpus.probe.lines,
                             skipped=corpus.skipped, declared=list(corpus.probe.notes))
@@ -257,12 +267,19 @@ class _Run:
                                                     "(direct reads take one file)"], dec.anchors)
         if dec.strategy == "profile" and (multi or pr.kind != "log") and not dec.forced:
             dec = Decision("fanout", dec.reasons + ["profiles need one log file"], dec.anchors)
+        if self.code_only:
+            dec = by_code.adjust_decision(dec, pr, self.q, len(self.corpus.sources))
         if dec.strategy == "grep" and not dec.anchors:
             raise UsageError("--strategy grep needs anchors in the question (quoted text or ids)")
         self.decision = dec
         if self.window_note:
             dec.reasons.insert(0, self.window_note)
         self.emit("gate", {"strategy": dec.strategy, "reasons": dec.reasons})
+        if self.code_only and dec.strategy in ("direct", "fanout"):
+            self.estimate = Estimate(calls=0, prompt_tokens=0)
+            if not self.opts.dry_run:
+                by_code.answer_ranked(self)  # BM25 passages, found by code, not read
+            return self._report()
         handler = getattr(self, f"_{dec.strategy}")
         await handler(scope)
         if self.synth_needed and not self.opts.dry_run:
@@ -321,7 +338,8 @@ class _Run:
         async def work(_c: Chunk):
             res, _ = await call_json(self.model, msgs, recipe.schema_model("giant-file", task),
                                      Limits(max_tokens=t["max_tokens"], timeout=self.opts.timeout),
-                                     self.budget)
+                                     self.budget, check=lambda r: echo_reason(
+                                         r.answer, msgs, fields.get("material", ""), self.q))
             return res
 
         [o] = await map_items([chunk], work, key=lambda c: c.id, concurrency=1,
@@ -351,6 +369,10 @@ class _Run:
             self.estimate = Estimate(calls=0, prompt_tokens=0)
             self.answer_parts.append(f"No line matches {', '.join(repr(a) for a in anchors)} in "
                                      f"{scanned_l:,} lines searched by code; no model call was made.")
+            return
+        if self.code_only:
+            if not self.opts.dry_run:
+                by_code.answer_grep(self, hits)
             return
         ctx = 0 if self.corpus.probe.kind == "log" else 2
         parts = []
@@ -383,14 +405,11 @@ class _Run:
             return
         pseudo = Chunk("g0001", hits[0][0].display, parts[0][1], parts[-1][2], 0, 0, "", hits[0][0])
         o = await self._one_call("grep", pseudo, scope, why=why, material=material)
-        n = 0
-        for src, lines in hits:
-            for ln in lines:
-                n += 1
-                self.findings.append(_finding(f"f{n}", f"matches {', '.join(self.decision.anchors)}",
-                                              src, ln, ln, True, pseudo.id))
-        if not o.ok:
-            self._fail(pseudo, o.error)
+        by_code.add_hit_findings(self, hits, pseudo.id)
+        timeline = grep_timeline(by_code.grep_items(hits), self.decision.anchors)
+        if not o.ok:  # the answer is optional wording over code's hits: say so, show code's
+            self.cov.declared.append(wording_failed_note(1, 1, o.error or "failed", "answer call"))
+            self.answer_parts.extend(timeline)
             return
         self.cov.chunks_ok = 1
         self.cov.lines_read_by_model = sum(b - a + 1 for _, a, b in parts)
@@ -403,6 +422,7 @@ class _Run:
                                      f"({', '.join(map(str, bad[:5]))}); those cites were ignored")
         self.answer_parts.append(f"No fan-out was needed: {sum(len(h) for _, h in hits)} "
                                  f"candidate line(s) found by code search fit in one call.")
+        self.answer_parts.extend(timeline)
 
     # -- profile -------------------------------------------------------------------------------
     async def _profile(self, scope) -> None:
@@ -424,13 +444,22 @@ class _Run:
             f"{len(prof.candidates)} candidate lines (shapes seen at most {prof.rare_max} "
             f"time{'s' if prof.rare_max != 1 else ''}, "
             f"or error level) in {len(groups)} groups")
-        est = sum(self.model.count_tokens(_numbered(g)) for g in groups)
-        self.estimate = Estimate(calls=len(groups) + 1,
-                                 prompt_tokens=est + PROMPT_OVERHEAD_TOKENS * (len(groups) + 1))
-        self.cov.chunks_total = len(groups)
+        if self.code_only:
+            self.estimate = Estimate(calls=0, prompt_tokens=0)
+        else:
+            est = sum(self.model.count_tokens(_numbered(g)) for g in groups)
+            self.estimate = Estimate(calls=len(groups) + 1,
+                                     prompt_tokens=est + PROMPT_OVERHEAD_TOKENS * (len(groups) + 1))
+            self.cov.chunks_total = len(groups)
         if self.opts.dry_run or not groups:
             if not groups:
                 self.answer_parts.append("Code found no rare or error-level lines.")
+            return
+        if self.code_only:
+            self.answer_parts.append(
+                f"Code profiled all {prof.lines:,} lines and found {len(prof.candidates)} "
+                f"candidate lines in {len(groups)} groups; no model was used.")
+            self._profile_findings(src, [Outcome(g) for g in groups])
             return
 
         async def work(g: Group):
@@ -447,30 +476,39 @@ class _Run:
                                    "ok": o.ok, "chunk": o.item.id, "error": o.error,
                                    "tokens": self.budget.usage.total_tokens,
                                    "cached_calls": self.budget.usage.cached_calls}))
-        n = 0
+        self._profile_findings(src, outs)
+
+    def _profile_findings(self, src: TextSource, outs: list[Outcome]) -> None:
+        """Code-found groups become findings. The model's label and summary are optional
+        wording: a failed call is declared, never a failed chunk (code read every line)."""
+        n = failed = 0
+        reason = ""
         for o in outs:
             g: Group = o.item
-            if o.ok:
+            if o.ok and o.result is not None:
                 g = o.result
                 self.cov.chunks_ok += 1
                 self.cov.lines_read_by_model += min(len(g.lines), 12)
                 self.cov.bytes_read_by_model += sum(len(g.texts[ln][:400].encode())
                                                     for ln in g.lines[:12])
-            else:
-                g.error = o.error
-                self.cov.chunks_failed.append(FailedChunk(chunk=g.id, path=src.display,
-                                                          line_start=g.lines[0],
-                                                          line_end=g.lines[-1],
-                                                          reason=o.error or "failed"))
+            elif not o.ok:
+                g.error, failed, reason = o.error, failed + 1, reason or (o.error or "failed")
+            texts = [g.texts[ln] for ln in g.lines]
+            g.label, label_note = guard_label(g.label, texts, g.why)
             # code states what it knows; the model's summary is added only when usable
-            claim = code_claim(g) + (f" (model: {g.claim})" if g.claim else "")
-            note = None if g.claim else f"no usable model summary ({g.error or 'empty'})"
+            claim = describe_group(g.kind, g.key, g.why, [(src.display, ln, g.texts[ln])
+                                                           for ln in g.lines])
+            claim += f" (model: {g.claim})" if g.claim else ""
+            note = label_note or (None if g.claim or self.code_only
+                                  else f"no usable model summary ({g.error or 'empty'})")
             for ln in g.lines:
                 n += 1
                 self.findings.append(_finding(f"f{n}", claim, src, ln, ln, True, g.id,
                                               label=g.label, group=g.id, note=note))
             self.groups.append({"id": g.id, "kind": g.kind, "key": g.key, "why": g.why,
                                 "label": g.label, "claim": g.claim, "lines": g.lines})
+        if failed:
+            self.cov.declared.append(wording_failed_note(failed, len(outs), reason))
 
     # -- fan-out -------------------------------------------------------------------------------
     async def _fanout(self, scope) -> None:
@@ -606,7 +644,8 @@ class _Run:
         rep = Report(command=self.opts.command, question=self.q,
                      corpus=CorpusInfo(**pr.as_corpus()), strategy=strategy,
                      gate=GateInfo(reasons=self.decision.reasons, estimate=self.estimate),
-                     model=getattr(self.model, "name", ""), run_id=self.run_id,
+                     model=getattr(self.model, "name", ""), tier=profile_of(self.model).tier,
+                     run_id=self.run_id,
                      dry_run=self.opts.dry_run)
         if hasattr(self, "reduce"):
             rep.reduce = self.reduce
@@ -626,7 +665,11 @@ class _Run:
         if self.budget.interrupted:
             self.cov.declared.append("interrupted by Ctrl-C: what finished is reported")
         redact_model.declare(getattr(self, "redaction", None), rep, self.cov.declared)
-        coverage_mod.finish(self.cov, strategy, u.calls)
+        if self.code_only:
+            self.answer_parts.insert(0, NO_MODEL_NOTICE)
+            by_code.finish_coverage(self.cov, strategy)
+        else:
+            coverage_mod.finish(self.cov, strategy, u.calls)
         rep.coverage = self.cov
         # synthesis happens in compose (async); here we only render what exists
         rep.answer = self._compose_answer(rep)

@@ -29,7 +29,9 @@ EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_INCOMPLETE = 0, 1, 2, 3
 
 
 def _fail(msg: str, code: int) -> None:
-    err.print(f"[bold red]rlm:[/] {msg}", soft_wrap=True)
+    from rich.markup import escape  # a message may hold [brackets]: rlm[local], [auth]
+
+    err.print(f"[bold red]rlm:[/] {escape(msg)}", soft_wrap=True)
     raise typer.Exit(code)
 
 
@@ -71,8 +73,9 @@ def _first_leaf(eg: BaseExceptionGroup) -> BaseException:
 
 
 # Options shared by ask/audit/mine.
-ModelOpt = typer.Option(None, "--model", "-m", help="local | openai:NAME | NAME (with --base-url). "
-                        "Env RLM_MODEL. Default: the embedded local model.")
+ModelOpt = typer.Option(None, "--model", "-m", help="none | local | openai:NAME | NAME (with "
+                        "--base-url). Env RLM_MODEL, then `rlm config set model`. Default: none "
+                        "(code finds and writes the answer).")
 BaseUrlOpt = typer.Option(None, "--base-url", help="OpenAI-compatible server, e.g. "
                           "http://127.0.0.1:8080/v1 (vLLM, llama.cpp, Ollama). Env RLM_BASE_URL.")
 ConcOpt = typer.Option(4, "--concurrency", "-c", min=1, max=512, help="sub-calls in flight")
@@ -465,7 +468,8 @@ def calibrate_cmd(
     reps: Optional[int] = typer.Option(None, "--reps", min=1, help="repetitions per level and task "
                                        "(default 3; 1 with --quick)"),
     quick: bool = typer.Option(False, "--quick", help="4 levels, 1 repetition: a rough curve fast"),
-    plot: Optional[Path] = typer.Option(None, "--plot", help="also draw the curve as a PNG"),
+    plot: Optional[Path] = typer.Option(None, "--plot", help="also draw the curve as an SVG file "
+                                        "(PATH ending in .svg)"),
     concurrency: int = ConcOpt,
     timeout: float = TimeoutOpt,
     json_out: bool = typer.Option(False, "--json", help="print the profile JSON on stdout"),
@@ -490,6 +494,8 @@ def calibrate_cmd(
 
     lv = parse_levels()
     n_reps = reps or (1 if quick else cal.DEFAULT_REPS)
+    if plot and plot.suffix.lower() != ".svg":
+        _fail(f"--plot writes SVG: give a path ending in .svg, got {str(plot)!r}", EXIT_USAGE)
 
     def go():
         m = resolve_model(model, base_url, timeout=timeout)

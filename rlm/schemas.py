@@ -18,17 +18,21 @@ REPORT_VERSION = "1"
 # ---------------------------------------------------------------- sub-call outputs (untrusted)
 
 _REPEAT = re.compile(r"(.{2,}?)\1{3,}")
-_WORD = re.compile(r"[A-Za-z]{3,}")
+_NUMBER = re.compile(r"[\d\s.,:/%+-]{1,40}")  # 22, 22/tcp-less digits, 1,234, 3.5%, 10:30
+_CONTENT = re.compile(r"\w")
 
 
 def _not_degenerate(text: str) -> str:
-    """Weak models loop ("nice_nice_nice_...") or answer with a bare number: reject both so the
-    call is retried with the reason, and fails cleanly instead of polluting the report."""
+    """Weak models loop ("nice_nice_nice_...") or answer with nothing but symbols: reject both so
+    the call is retried with the reason. A short number (`22`, `1,000,000`) is a real answer."""
     t = text.strip()
-    if _REPEAT.search(t):
+    if not _CONTENT.search(t):
+        raise ValueError("text is empty or only symbols")
+    if _NUMBER.fullmatch(t) and sum(ch.isdigit() for ch in t) <= 20:
+        return t
+    # runs of blanks or of rule characters ("=====", aligned columns) are not a loop
+    if any(_CONTENT.search(m.group(1)) for m in _REPEAT.finditer(" ".join(t.split()))):
         raise ValueError("text is degenerate (a fragment repeated over and over)")
-    if len(_WORD.findall(t)) < 2:
-        raise ValueError("text must be words, not just numbers or symbols")
     return t
 
 
@@ -198,6 +202,7 @@ class Report(BaseModel):
     reduce: ReduceInfo = Field(default_factory=ReduceInfo)
     usage: UsageInfo = Field(default_factory=UsageInfo)
     model: str = ""
+    tier: str = ""  # none | served | local | sampling (rlm.models.profile)
     run_id: str = ""
     dry_run: bool = False
     redaction: RedactionInfo = Field(default_factory=RedactionInfo)

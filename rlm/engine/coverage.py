@@ -34,12 +34,7 @@ def finish(cov: Coverage, strategy: str, calls: int) -> Coverage:
     if cov.chunks_failed:
         one = len(cov.chunks_failed) == 1
         s += (f" {len(cov.chunks_failed)} {'chunk' if one else 'chunks'} failed and "
-              f"{'was' if one else 'were'} not read: ") + "; ".join(
-            f"{c.chunk} {c.path}:{c.line_start}-{c.line_end} ({c.reason})"
-            for c in cov.chunks_failed[:20])
-        if len(cov.chunks_failed) > 20:
-            s += f"; and {len(cov.chunks_failed) - 20} more (see the JSON report)"
-        s += "."
+              f"{'was' if one else 'were'} not read: ") + failed_list(cov.chunks_failed) + "."
     if cov.skipped:
         s += " Skipped: " + "; ".join(f"{x['path']} ({x['reason']})" for x in cov.skipped[:10])
         if len(cov.skipped) > 10:
@@ -50,3 +45,30 @@ def finish(cov: Coverage, strategy: str, calls: int) -> Coverage:
     s += " Complete." if cov.complete else " INCOMPLETE: the answer may miss what was not read."
     cov.statement = s
     return cov
+
+
+def failed_list(failed: list, limit: int = 20) -> str:
+    """Failed chunks by id, path, lines and reason; a run of consecutive chunks of one file that
+    failed for the same reason (e.g. not run: budget) is one entry, so every chunk is named."""
+    runs: list[list] = []
+    for c in failed:
+        last = runs[-1][-1] if runs else None
+        if (last is not None and c.reason == last.reason and c.path == last.path
+                and _num(c.chunk) == _num(last.chunk) + 1):
+            runs[-1].append(c)
+        else:
+            runs.append([c])
+    parts = []
+    for r in runs[:limit]:
+        a, b = r[0], r[-1]
+        ids = a.chunk if len(r) == 1 else f"{a.chunk}-{b.chunk} ({len(r)} chunks)"
+        parts.append(f"{ids} {a.path}:{a.line_start}-{b.line_end} ({a.reason})")
+    s = "; ".join(parts)
+    if len(runs) > limit:
+        s += f"; and {sum(len(r) for r in runs[limit:])} more (see the JSON report)"
+    return s
+
+
+def _num(chunk_id: str) -> int:
+    digits = "".join(ch for ch in chunk_id if ch.isdigit())
+    return int(digits) if digits else -2

@@ -72,7 +72,9 @@ async def map_items(items: Iterable[I], worker: Callable[[I], Awaitable[Any]], *
             except ModelCallError as e:
                 done(Outcome(item, error=e.reason))
             except BudgetExhausted as e:
-                done(Outcome(item, error=f"not run: {e}"))
+                n = e.attempts
+                done(Outcome(item, error=f"not run: {e}" if not n else
+                             f"stopped after {n} failed attempt{'s' if n != 1 else ''}: {e}"))
             except ModelUnreachable as e:
                 if not any_ok:
                     unreachable = e
