@@ -22,6 +22,77 @@ app = typer.Typer(add_completion=False, no_args_is_help=True,
                        "with honest coverage.")
 fixture_app = typer.Typer(no_args_is_help=True, help="Write deterministic corpora with answer keys.")
 app.add_typer(fixture_app, name="fixture")
+config_app = typer.Typer(no_args_is_help=True, help="The user config file: which model to use.")
+app.add_typer(config_app, name="config")
+
+
+def _version(value: bool) -> None:
+    if value:
+        from rlm.models.discover import version_line
+
+        Console(highlight=False, soft_wrap=True).print(version_line(), markup=False)
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                       help="the version and the model a run would use")) -> None:
+    """Answer questions about corpora far larger than a model's context window."""
+
+
+@app.command("models")
+def models_cmd(json_out: bool = typer.Option(False, "--json", help="print JSON on stdout")) -> None:
+    """What is configured, whether the local extra is installed, which local servers answer
+    (listed only: nothing is sent to them)."""
+    from rlm.models import discover
+
+    def go():
+        servers = discover.local_servers()
+        if json_out:
+            from dataclasses import asdict
+
+            from rlm.models.registry import choose, local_extra_installed
+
+            ch = choose()
+            return orjson.dumps({"would_use": discover.choice_line(ch), "spec": ch.spec,
+                                 "source": ch.source, "local_extra": local_extra_installed(),
+                                 "servers": [asdict(s) for s in servers]},
+                                option=orjson.OPT_INDENT_2).decode()
+        return discover.models_text(servers)
+
+    Console(highlight=False, soft_wrap=True).print(_run(go), markup=False)
+
+
+@config_app.command("set")
+def config_set(key: str = typer.Argument(..., help="model | base_url | sub_model"),
+               value: str = typer.Argument(...)) -> None:
+    """Save a setting (e.g. `rlm config set model none`)."""
+    from rlm.models import config
+
+    p = _run(lambda: config.set_value(key, value))
+    err.print(f"{key} = {value} (in {p})", markup=False, highlight=False)
+
+
+@config_app.command("unset")
+def config_unset(key: str = typer.Argument(...)) -> None:
+    """Remove a setting."""
+    from rlm.models import config
+
+    _run(lambda: config.unset(key))
+
+
+@config_app.command("show")
+def config_show() -> None:
+    """The saved settings and the model a run would use."""
+    from rlm.models import config, discover, registry
+
+    def go():
+        cfg = config.load()
+        rows = [f"{k} = {v}" for k, v in sorted(cfg.items())] or ["(no settings)"]
+        return "\n".join([f"# {config.config_path()}", *rows,
+                          f"would use: {discover.choice_line(registry.choose())}"])
+
+    Console(highlight=False, soft_wrap=True).print(_run(go), markup=False)
 
 err = Console(stderr=True, highlight=False)
 

@@ -131,7 +131,8 @@ def resolve_model(
         return _served(name, urls, o_key, timeout, kw)
 
     if not ch.urls:
-        raise UsageError(f"model '{ch.spec}' needs --base-url or RLM_BASE_URL")
+        raise UsageError(f"model '{ch.spec}' needs --base-url or RLM_BASE_URL "
+                         "(or: rlm config set base_url URL)")
     return _served(ch.spec, ch.urls, key, timeout, kw)
 
 
