@@ -35,6 +35,7 @@ from rlm.errors import UsageError
 from rlm.evidence import find_quote
 from rlm.gate import Decision, decide
 from rlm.models.base import Limits, Model
+from rlm.models.endpoints import endpoint_usage
 from rlm.models.none import NOTICE as NO_MODEL_NOTICE
 from rlm.models.profile import is_code_only, profile_of
 from rlm.schemas import (
@@ -636,7 +637,8 @@ class _Run:
             rep.reduce = self.reduce
         u = self.budget.usage
         rep.usage = UsageInfo(calls=u.calls, prompt_tokens=u.prompt_tokens,
-                              completion_tokens=u.completion_tokens, cached_calls=u.cached_calls)
+                              completion_tokens=u.completion_tokens, cached_calls=u.cached_calls,
+                              endpoints=endpoint_usage(self.model, self.sub))
         rep.findings = self.findings
         rep.groups = self.groups
         if self.opts.dry_run:

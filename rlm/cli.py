@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import List, Optional
 
 import orjson
 import typer
@@ -148,7 +148,13 @@ ModelOpt = typer.Option(None, "--model", "-m", help="none | local | openai:NAME 
                         "--base-url). Env RLM_MODEL, then `rlm config set model`. Default: none "
                         "(code finds and writes the answer).")
 BaseUrlOpt = typer.Option(None, "--base-url", help="OpenAI-compatible server, e.g. "
-                          "http://127.0.0.1:8080/v1 (vLLM, llama.cpp, Ollama). Env RLM_BASE_URL.")
+                          "http://127.0.0.1:8080/v1 (vLLM, llama.cpp, Ollama); repeat it or give a "
+                          "comma list for replicas of one model. Env RLM_BASE_URL.")
+
+
+def _urls(values: Optional[List[str]]) -> Optional[str]:
+    """Repeated --base-url values as one comma list (split again by the model registry)."""
+    return ",".join(values) if values else None
 ConcOpt = typer.Option(4, "--concurrency", "-c", min=1, max=512, help="sub-calls in flight")
 MaxTokOpt = typer.Option(None, "--max-tokens", min=1, help="token budget for the whole run")
 MaxCallsOpt = typer.Option(None, "--max-calls", min=1, help="call budget for the whole run")
@@ -166,7 +172,7 @@ def ask(
     path: str = typer.Argument(..., help="a file, a folder, or - for stdin (.gz is read decompressed)"),
     question: str = typer.Argument(..., help="the question"),
     model: Optional[str] = ModelOpt,
-    base_url: Optional[str] = BaseUrlOpt,
+    base_url: Optional[List[str]] = BaseUrlOpt,
     sub_model: Optional[str] = typer.Option(None, "--sub-model", help="model for the fan-out's "
                                             "sub-calls (same server); --model synthesises"),
     concurrency: int = ConcOpt,
@@ -187,7 +193,7 @@ def ask(
     from rlm.api import AskOptions, ask_async
     from rlm.progress import Progress
 
-    opts = AskOptions(model=model, base_url=base_url, sub_model=sub_model, concurrency=concurrency,
+    opts = AskOptions(model=model, base_url=_urls(base_url), sub_model=sub_model, concurrency=concurrency,
                       max_tokens=max_tokens, max_calls=max_calls, timeout=timeout,
                       strategy=strategy, dry_run=dry_run, no_cache=no_cache, resume=resume,
                       argv=_argv(path, question))
@@ -451,7 +457,7 @@ def audit_cmd(
                                        "structure,risks,tests (default: all three)"),
     max_rounds: int = typer.Option(6, "--max-rounds", min=1, max=50, help="at most this many rounds"),
     model: Optional[str] = ModelOpt,
-    base_url: Optional[str] = BaseUrlOpt,
+    base_url: Optional[List[str]] = BaseUrlOpt,
     concurrency: int = ConcOpt,
     max_tokens: Optional[int] = MaxTokOpt,
     max_calls: Optional[int] = MaxCallsOpt,
@@ -471,7 +477,7 @@ def audit_cmd(
     def go():
         import anyio
 
-        opts = AuditOptions(model=model, base_url=base_url, concurrency=concurrency,
+        opts = AuditOptions(model=model, base_url=_urls(base_url), concurrency=concurrency,
                             max_tokens=max_tokens, max_calls=max_calls, timeout=timeout,
                             lenses=parse_lenses(lens), max_rounds=max_rounds, dry_run=dry_run,
                             no_cache=no_cache)
@@ -489,7 +495,7 @@ def mine_cmd(
     repo: str = typer.Argument(..., help="the repository folder"),
     questions: list[str] = typer.Argument(..., help="one or more questions"),
     model: Optional[str] = ModelOpt,
-    base_url: Optional[str] = BaseUrlOpt,
+    base_url: Optional[List[str]] = BaseUrlOpt,
     concurrency: int = ConcOpt,
     max_tokens: Optional[int] = MaxTokOpt,
     max_calls: Optional[int] = MaxCallsOpt,
@@ -509,7 +515,7 @@ def mine_cmd(
     def go():
         import anyio
 
-        opts = MineOptions(model=model, base_url=base_url, concurrency=concurrency,
+        opts = MineOptions(model=model, base_url=_urls(base_url), concurrency=concurrency,
                            max_tokens=max_tokens, max_calls=max_calls, timeout=timeout,
                            dry_run=dry_run, no_cache=no_cache)
         prog = Progress(enabled=not quiet and sys.stderr.isatty())
@@ -524,7 +530,7 @@ def mine_cmd(
 @app.command("calibrate")
 def calibrate_cmd(
     model: Optional[str] = ModelOpt,
-    base_url: Optional[str] = BaseUrlOpt,
+    base_url: Optional[List[str]] = BaseUrlOpt,
     levels: Optional[str] = typer.Option(None, "--levels", help="fill levels as shares of the "
                                          "context, comma-separated (default 0.1,0.25,...,0.97)"),
     reps: Optional[int] = typer.Option(None, "--reps", min=1, help="repetitions per level and task "
@@ -560,7 +566,7 @@ def calibrate_cmd(
         _fail(f"--plot writes SVG: give a path ending in .svg, got {str(plot)!r}", EXIT_USAGE)
 
     def go():
-        m = resolve_model(model, base_url, timeout=timeout)
+        m = resolve_model(model, _urls(base_url), timeout=timeout)
         err.print(f"calibrating {m.name} (context {m.context_tokens:,} tokens): "
                   f"{len(lv)} levels x 2 tasks x {n_reps} repetition(s) = {len(lv) * 2 * n_reps} calls")
         done = [0]

@@ -171,6 +171,8 @@ class UsageInfo(BaseModel):
     completion_tokens: int = 0
     cached_calls: int = 0
     wall_s: float = 0.0
+    # several --base-url replicas: {url, calls, failures, prompt_tokens, completion_tokens, last_error}
+    endpoints: list[dict] = Field(default_factory=list)
 
 
 class Report(BaseModel):

@@ -84,3 +84,12 @@ def test_models_lists_servers_without_sending_them_data(fake_server):
     assert fake_server.requests == []  # listing only: no chat call, no corpus text
     text = rlm("models", env={"RLM_DISCOVER_PORTS": f"{port}:fake"}).stdout
     assert f"fake: --base-url http://127.0.0.1:{port}/v1" in text and "local extra" in text
+
+
+def test_base_url_repeated_or_comma_list(clean_env):
+    ch = choose("m", ["http://a:1/v1,http://b:2/v1", "http://c:3/v1", "http://a:1/v1"])
+    assert ch.urls == ["http://a:1/v1", "http://b:2/v1", "http://c:3/v1"]
+    m = resolve_model("m", "http://a:1/v1,http://b:2/v1")
+    assert type(m).__name__ == "EndpointPool" and "2 endpoints" in m.describe()
+    with pytest.raises(UsageError, match="invalid base URL"):
+        resolve_model("m", "http://a:1/v1,localhost:2")

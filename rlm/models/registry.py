@@ -143,10 +143,7 @@ def _served(name: str, urls: list[str], key: str | None, timeout: float, kw: dic
               for u in urls]
     if len(models) == 1:
         return models[0]
-    try:
-        from rlm.models.endpoints import EndpointPool
-    except ImportError:  # several endpoints land in a later commit
-        raise UsageError("several base URLs are not supported yet: give one") from None
+    from rlm.models.endpoints import EndpointPool
 
     return EndpointPool(models)
 
