@@ -59,7 +59,7 @@ def test_calls_spread_to_the_least_busy_endpoint(tmp_path):
         assert rep.coverage.complete and rep.coverage.chunks_total > 10
         ends = {e["url"]: e for e in rep.usage.endpoints}
         ca, cb = ends[a.url]["calls"], ends[b.url]["calls"]
-        assert ca + cb == rep.usage.calls and ends[a.url]["failures"] == 0
+        assert ca + cb == rep.usage.calls and ends[a.url]["failures"] == 0 == ends[b.url]["failures"]
         assert min(ca, cb) >= 0.4 * (ca + cb), (ca, cb)  # equal servers share the work
     finally:
         a.stop()
@@ -89,7 +89,9 @@ def test_an_endpoint_killed_mid_run_loses_nothing(tmp_path):
         ends = {e["url"]: e for e in rep.usage.endpoints}
         assert ends[a.url]["calls"] >= 3 and ends[a.url]["failures"] >= 1
         assert ends[b.url]["calls"] > ends[a.url]["calls"]
-        assert ends[a.url]["calls"] + ends[b.url]["calls"] == rep.usage.calls
+        # usage.calls counts HTTP requests, the failed ones on the killed endpoint too
+        answered = ends[a.url]["calls"] + ends[b.url]["calls"]
+        assert answered < rep.usage.calls <= answered + 2 * ends[a.url]["failures"]
         assert "Endpoints:" in __import__("rlm.render", fromlist=["x"]).report_markdown(rep)
     finally:
         t.join(timeout=5)
