@@ -22,7 +22,7 @@ from typing import Awaitable, Callable, Iterable, Sequence
 
 import anyio
 
-from rlm import evidence, recipe, schemas_repo, store
+from rlm import evidence, recipe, redact_model, schemas_repo, store
 from rlm.corpus.walk import WalkResult, walk
 from rlm.engine.budget import Budget, watch_sigint
 from rlm.engine.call import call_json
@@ -225,7 +225,7 @@ def check_pick(corpus: RepoCorpus, mapping: dict[int, Candidate], n: int,
     quote = model_quote.strip() or (ls[c.line - 1] if 0 < c.line <= len(ls) else "")
     if not quote.strip():
         quote = ""
-    ev = evidence.check(corpus.root, f"{c.path}:{c.line}", quote, window=2,
+    ev = evidence.check(corpus.root, f"{c.path}:{c.line}", quote,
                         require_quote=bool(model_quote.strip()))
     return c, ev
 
@@ -306,6 +306,8 @@ async def with_model(opts, fn: Callable[[Model, anyio.CancelScope, Budget], Awai
 
         model = resolve_model(opts.model, opts.base_url, opts.api_key, timeout=opts.timeout)
         model = store.wrap_model(model, opts)  # the same call cache as `ask`
+    policy = redact_model.decide([model], getattr(opts, "redact", None))
+    model = policy.wrap(model)  # outside the cache: the cache sees redacted prompts only
     try:
         scope = anyio.CancelScope()
         async with anyio.create_task_group() as tg:
@@ -313,6 +315,7 @@ async def with_model(opts, fn: Callable[[Model, anyio.CancelScope, Budget], Awai
                 watch_sigint(budget, scope, tg)
             result = await fn(model, scope, budget)
             tg.cancel_scope.cancel()
+        redact_model.declare_in_statement(policy, result)
         return result
     finally:
         if own:
@@ -356,12 +359,3 @@ class ReadTracker:
     def covers(self, path: str, n_lines: int) -> bool:
         m = merge_ranges(self.ranges.get(path, []))
         return bool(m) and m[0][0] <= 1 and m[0][1] >= n_lines
-
-
-def close_statement(parts: list[str], complete: bool, dry_run: bool, what: str) -> str:
-    """The coverage statement's last words, the same for audit and mine."""
-    if dry_run:
-        parts.append("Dry run: nothing was read by the model.")
-    else:
-        parts.append("Complete." if complete else f"INCOMPLETE: {what} may miss what was not read.")
-    return " ".join(parts)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import xml.etree.ElementTree as ET
 
 import anyio
 import pytest
@@ -15,6 +16,9 @@ from rlm import calibrate as cal
 from rlm.api import AskOptions, ask_async
 from rlm.cli import app
 from rlm.models.openai_compat import OpenAICompatModel, reset_mode_cache
+from rlm.plot import _Frame as Frame
+
+SVG = "{http://www.w3.org/2000/svg}"
 
 CONTEXT = 8000
 LEVELS = [0.2, 0.4, 0.6, 0.8]  # 1,600 / 3,200 / 4,800 / 6,400 prompt tokens
@@ -119,16 +123,33 @@ def test_profile_without_usable_window_keeps_default_and_says_so(fake_server, tm
 def test_cli_calibrate_prints_table_and_plots(fake_server, tmp_path, monkeypatch):
     fake_server.on("CalibAnswer", scripted())
     reset_mode_cache()
-    png = tmp_path / "curve.png"
+    svg = tmp_path / "curve.svg"
     # the CLI builds its own model: context comes from the registry default (8,192)
     r = CliRunner().invoke(app, ["calibrate", "--model", "fake", "--base-url", fake_server.url,
-                                 "--levels", "0.2,0.4,0.6,0.8", "--reps", "1", "--plot", str(png),
+                                 "--levels", "0.2,0.4,0.6,0.8", "--reps", "1", "--plot", str(svg),
                                  "--timeout", "5"])
     assert r.exit_code == 0, r.output
     assert "| fill | prompt tokens | needle | synthesis |" in r.output
     assert "needle breakpoint: 40%" in r.output and "synthesis breakpoint: 20%" in r.output
     assert "profile written to" in r.output
-    data = png.read_bytes()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR"
+    assert f"plot written to {svg}" in r.output
+    root = ET.parse(svg).getroot()
+    assert root.tag == SVG + "svg"
+    series = {g.get("data-name"): g for g in root.iter(SVG + "g") if g.get("class") == "series"}
+    assert set(series) == {"needle", "synthesis"}
+    # the curve read back from the picture: y pixel -> accuracy, in the plot's own frame
+    f = Frame((720, 440), (0, 100), (0, 100))
+    for name, want in (("needle", [100, 100, 0, 0]), ("synthesis", [100, 0, 0, 0])):
+        pts = [tuple(map(float, p.split(","))) for p in
+               series[name].find(SVG + "polyline").get("points").split()]
+        assert [p[0] for p in pts] == [f.x(x) for x in (20, 40, 60, 80)]
+        assert [p[1] for p in pts] == [f.y(y) for y in want]
+    texts = [t.text for t in root.iter(SVG + "text")]
+    assert "accuracy vs fill: fake" in texts and "90% threshold" in texts
+    assert root.find(f".//{SVG}line[@class='threshold']").get("y1") == str(f.y(90))
+    png = CliRunner().invoke(app, ["calibrate", "--base-url", fake_server.url, "--plot",
+                                   str(tmp_path / "c.png")])
+    assert png.exit_code == 2 and "ending in .svg" in png.output
+    assert not (tmp_path / "c.png").exists()
     bad = CliRunner().invoke(app, ["calibrate", "--base-url", fake_server.url, "--levels", "2"])
     assert bad.exit_code == 2

@@ -196,3 +196,63 @@ def test_repo_key_quotes_at_cited_lines(tmp_path, seed):
         assert b"\x00" in (root / rel).read_bytes()
     gitignore = (root / ".gitignore").read_text()
     assert "build/" in gitignore and "node_modules/" in gitignore
+
+
+def test_repo_key_is_the_one_the_string_generator_wrote(tmp_path):
+    """The template folder reproduces the key of the former 755-line string generator (seed 7)."""
+    key = frepo.write_repo(tmp_path / "r", seed=7)
+    assert key["values"] == {"RETRIES": 3, "TIMEOUT": "15.0", "RATE": 90, "TRUNC": 1000,
+                             "PAGE": 100, "VAT": "0.19", "TTL_MIN": 20, "BACKOFF": "0.25"}
+    assert [(f["id"], f["path"], f["line_start"], f["line_end"]) for f in key["facts"]] == [
+        ("retry_limit", "parcelpost/net/client.py", 14, 14),
+        ("default_timeout", "parcelpost/config.py", 9, 9),
+        ("rate_limit", "parcelpost/net/client.py", 23, 23),
+        ("comment_truncation", "parcelpost/orders/comments.py", 10, 14),
+        ("page_size_clamp", "parcelpost/orders/service.py", 31, 31),
+        ("page_size_value", "parcelpost/orders/service.py", 10, 10),
+        ("vat_rate", "parcelpost/orders/invoice.py", 9, 9),
+        ("session_ttl", "parcelpost/accounts/sessions.py", 8, 8),
+        ("password_hash", "parcelpost/accounts/passwords.py", 12, 12)]
+    assert [(c["path"], c["line"]) for c in key["false_doc_claims"]] == [
+        ("README.md", 9), ("docs/configuration.md", 11), ("docs/configuration.md", 13),
+        ("docs/security.md", 4), ("docs/api.md", 6), ("docs/api.md", 10), ("docs/api.md", 18)]
+    assert key["facts"][0]["claim"].endswith("(MAX_RETRIES = 3, so 4 attempts in all).")
+    assert "see parcelpost/accounts/passwords.py:12-12" in key["false_doc_claims"][0]["truth"]
+    assert (len(key["files"]["all"]), len(key["files"]["source"])) == (46, 38)
+
+
+def test_repo_template_placeholders_are_all_in_the_key():
+    import tomllib
+
+    spec = tomllib.loads(frepo.KEY.read_text("utf-8"))
+    used = set()
+    for p in frepo.TEMPLATE.rglob("*.tmpl"):
+        used |= set(re.findall(r"@@([A-Za-z_:]+)@@", p.read_text("utf-8")))
+    assert used and used <= set(spec["values"])
+    assert not list(frepo.TEMPLATE.rglob(".*"))  # dot files are dot_x, never live dot files
+
+
+def test_nothing_in_the_runtime_imports_the_fixture_generators():
+    """Only the `rlm fixture ...` command may import rlm.fixtures (lazily, inside itself)."""
+    import ast
+    from pathlib import Path
+
+    import rlm
+
+    offenders = []
+    for path in Path(rlm.__file__).parent.rglob("*.py"):
+        tree = ast.parse(path.read_text("utf-8"))
+        parents = {c: n for n in ast.walk(tree) for c in ast.iter_child_nodes(n)}
+        for node in ast.walk(tree):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                     [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            if not any(n == "rlm.fixtures" or n.startswith(("rlm.fixtures.", "fixtures"))
+                       for n in names):
+                continue
+            fn = node
+            while fn in parents and not isinstance(fn, ast.FunctionDef):
+                fn = parents[fn]
+            where = getattr(fn, "name", "<module>")
+            if not where.startswith("fixture_"):
+                offenders.append(f"{path.name}:{node.lineno} in {where}")
+    assert offenders == []

@@ -1,0 +1,53 @@
+"""Where rlm's databases live and how they are opened (sqlite3, WAL, autocommit)."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import sys
+from pathlib import Path
+
+from rlm.store.migrations import Migrations
+
+CACHE_ENV, DATA_ENV = "RLM_CACHE_DIR", "RLM_DATA_DIR"
+
+
+def cache_dir() -> Path:
+    v = os.environ.get(CACHE_ENV, "").strip()
+    if v:
+        return Path(v).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("rlm", appauthor=False))
+
+
+def data_dir() -> Path:
+    v = os.environ.get(DATA_ENV, "").strip()
+    if v:
+        return Path(v).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("rlm", appauthor=False))
+
+
+def connect(path: Path, migrations: Migrations, synchronous: str = "NORMAL") -> sqlite3.Connection:
+    """Open (creating it private if new) and bring the schema up to date."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    new = not path.exists()
+    con = sqlite3.connect(str(path), timeout=15.0, isolation_level=None, check_same_thread=False)
+    if new:
+        try:
+            os.chmod(path, 0o600)  # reports quote the corpus: keep them private
+        except OSError:
+            pass
+    con.execute("PRAGMA journal_mode=WAL")
+    # WAL with NORMAL or OFF: every commit survives a killed process (only an OS crash or power
+    # loss can lose recent commits, and with OFF corrupt the file: fine for the disposable cache,
+    # whose fsyncs at each WAL checkpoint would otherwise stall the event loop for ~10-50 ms)
+    con.execute(f"PRAGMA synchronous={synchronous}")
+    migrations.apply(con)
+    return con
+
+
+def warn(msg: str) -> None:
+    print(f"rlm: warning: {msg}", file=sys.stderr)
