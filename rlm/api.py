@@ -470,7 +470,7 @@ class _Run:
             self.answer_parts.append(
                 f"Code profiled all {prof.lines:,} lines and found {len(prof.candidates)} "
                 f"candidate lines in {len(groups)} groups; no model was used.")
-            self._profile_findings(src, [Outcome(g) for g in groups])
+            self._profile_findings(src, [Outcome(g) for g in groups], prof.record_end)
             return
 
         async def work(g: Group):
@@ -486,9 +486,10 @@ class _Run:
                                on_outcome=lambda o: self._done(
                                    Unit(o.item.id, src.display, o.item.lines[0], o.item.lines[-1]),
                                    o))
-        self._profile_findings(src, outs)
+        self._profile_findings(src, outs, prof.record_end)
 
-    def _profile_findings(self, src: TextSource, outs: list[Outcome]) -> None:
+    def _profile_findings(self, src: TextSource, outs: list[Outcome],
+                          record_end: dict[int, int]) -> None:
         """Code-found groups become findings. The model's label and summary are optional
         wording: a failed call is declared, never a failed chunk (code read every line)."""
         n = failed = 0
@@ -513,7 +514,7 @@ class _Run:
                                   else f"no usable model summary ({g.error or 'empty'})")
             for ln in g.lines:
                 n += 1
-                end = prof.record_end.get(ln, ln)  # a stack trace stays with its header
+                end = record_end.get(ln, ln)  # a stack trace stays with its header
                 self.findings.append(_finding(f"f{n}", claim, src, ln, end, True, g.id,
                                               label=g.label, group=g.id, note=note))
             self.groups.append({"id": g.id, "kind": g.kind, "key": g.key, "why": g.why,
