@@ -19,7 +19,7 @@ from rlm import recipe, redact_model, store
 from rlm.corpus.grep import regions, search
 from rlm.corpus.index import Chunk, ShownLines, iter_chunks
 from rlm.corpus.probe import Probe, classify, probe_source
-from rlm.corpus.profile import profile_log
+from rlm.corpus.profile import profile_log, why_picked
 from rlm.corpus.source import TextSource
 from rlm.engine.budget import Budget, watch_event, watch_sigint
 from rlm.engine.call import call_json, on_rejected
@@ -445,16 +445,16 @@ class _Run:
                                      "that were counted but not tracked")
         why_by_line: dict[int, str] = {}
         for tp in prof.templates:
-            w = (f"a line shape seen {tp.count} time{'s' if tp.count != 1 else ''} in "
-                 f"{prof.lines:,} lines" + (", error level" if tp.error_level else ""))
+            w = why_picked(tp, prof.lines)
             for ln in tp.lines:
                 why_by_line.setdefault(prof.record_of.get(ln, ln), w)
         groups = group_candidates(src, prof.candidates, why_by_line)
         self.decision.reasons.append(
             f"profile: {prof.templates_total:,} line shapes in {prof.lines:,} lines; "
             f"{len(prof.candidates)} candidate lines (shapes seen at most {prof.rare_max} "
-            f"time{'s' if prof.rare_max != 1 else ''}, "
-            f"or error level) in {len(groups)} groups")
+            f"time{'s' if prof.rare_max != 1 else ''}, error level, failure words, rare in "
+            f"their component, bursts, silences, returns after a quiet stretch) in "
+            f"{len(groups)} groups")
         if self.code_only:
             self.estimate = Estimate(calls=0, prompt_tokens=0)
         else:
@@ -470,7 +470,8 @@ class _Run:
             self.answer_parts.append(
                 f"Code profiled all {prof.lines:,} lines and found {len(prof.candidates)} "
                 f"candidate lines in {len(groups)} groups; no model was used.")
-            self._profile_findings(src, [Outcome(g) for g in groups], prof.record_end)
+            self._profile_findings(src, [Outcome(g) for g in groups], prof.record_end,
+                                    prof.rules_by_line)
             return
 
         async def work(g: Group):
@@ -486,10 +487,10 @@ class _Run:
                                on_outcome=lambda o: self._done(
                                    Unit(o.item.id, src.display, o.item.lines[0], o.item.lines[-1]),
                                    o))
-        self._profile_findings(src, outs, prof.record_end)
+        self._profile_findings(src, outs, prof.record_end, prof.rules_by_line)
 
-    def _profile_findings(self, src: TextSource, outs: list[Outcome],
-                          record_end: dict[int, int]) -> None:
+    def _profile_findings(self, src: TextSource, outs: list[Outcome], record_end: dict[int, int],
+                          rules_by_line: dict[int, list[str]]) -> None:
         """Code-found groups become findings. The model's label and summary are optional
         wording: a failed call is declared, never a failed chunk (code read every line)."""
         n = failed = 0
@@ -516,9 +517,12 @@ class _Run:
                 n += 1
                 end = record_end.get(ln, ln)  # a stack trace stays with its header
                 self.findings.append(_finding(f"f{n}", claim, src, ln, end, True, g.id,
-                                              label=g.label, group=g.id, note=note))
+                                              label=g.label, group=g.id, note=note,
+                                              rules=rules_by_line.get(ln) or None))
             self.groups.append({"id": g.id, "kind": g.kind, "key": g.key, "why": g.why,
-                                "label": g.label, "claim": g.claim, "lines": g.lines})
+                                "label": g.label, "claim": g.claim, "lines": g.lines,
+                                "rules": sorted({r for ln in g.lines
+                                                 for r in rules_by_line.get(ln, [])})})
         if failed:
             self.cov.declared.append(wording_failed_note(failed, len(outs), reason))
 
