@@ -38,14 +38,16 @@ from rlm.models.base import Limits, Model
 from rlm.run import ledger
 from rlm.run.events import Gate, Plan, ReduceNote, Rejected, UnitDone, UnitStarted
 from rlm.run.ledger import Unit
+from rlm.run.window import PROMPT_OVERHEAD_TOKENS, chars_per_token, size_window
+from rlm.corpus.lines import MAX_LINE_CHARS, number_lines
+
+GREP_LINE_CHARS = 400  # grep hits are shown with less of each line: many hits, one call
 from rlm.models.none import NOTICE as NO_MODEL_NOTICE
 from rlm.models.profile import is_code_only, profile_of
 from rlm.schemas import (
     CorpusInfo, Coverage, Estimate, EvidenceCounts, FailedChunk, Finding, GateInfo, Report, Source, UsageInfo,
 )
 
-PROMPT_OVERHEAD_TOKENS = 350  # instructions + schema + question, per call (measured on recipes)
-MAX_LINE_CHARS = 2000  # a line longer than this is shown cut in prompts (declared)
 
 
 @dataclass
@@ -146,15 +148,6 @@ def _open_folder(root: Path, display: str) -> Corpus:
 
 # ------------------------------------------------------------------------------------ helpers
 
-def chars_per_token(model: Model, probe: Probe) -> float:
-    """Measured on the probe's samples with the model's own tokenizer (or its ratio)."""
-    text = "\n".join(probe.samples)[:20_000]
-    if not text.strip():
-        return 3.0
-    n = max(1, model.count_tokens(text))
-    return max(1.0, len(text) / n)
-
-
 def _finding(fid: str, claim: str, src: TextSource, a: int, b: int, verified: bool,
              chunk: str | None = None, **kw) -> Finding:
     evidence = "\n".join(src.lines(a, b, max_chars=MAX_LINE_CHARS))
@@ -236,17 +229,9 @@ class _Run:
         self.model_answer: str | None = None
         self.synth_needed = False
         self.run_id = time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
-        self.cpt = chars_per_token(model, corpus.probe)
-        self.window = max(512, int(min(model.context_tokens, self.sub.context_tokens) * opts.usable_fraction) - PROMPT_OVERHEAD_TOKENS)
-        from rlm.calibrate import profile_window  # `rlm calibrate` profiles, when they exist
-
-        cals = [c for c in (profile_window(getattr(m, "name", ""), m.context_tokens)
-                            for m in ((model,) if self.sub is model else (model, self.sub))) if c]
-        self.window_note = "; ".join(c[1] for c in cals) or None
-        wins = [c[0] for c in cals if c[0]]
-        if wins:
-            ctx = min(model.context_tokens, self.sub.context_tokens)
-            self.window = max(512, min(min(wins), int(ctx * 0.97)) - PROMPT_OVERHEAD_TOKENS)
+        self.cpt = chars_per_token(model, corpus.probe.samples)
+        win = size_window([model, self.sub], opts.usable_fraction)
+        self.window, self.window_note = win.tokens, win.note
 
     # -- plan ----------------------------------------------------------------------------------
     def est_tokens(self, nbytes: int) -> int:
@@ -381,7 +366,7 @@ class _Run:
                 parts.append((src, a, b))
         material = "\n".join(
             (f"--- {src.display} ---\n" if len(hits) > 1 else "")
-            + "\n".join(f"{a + i}| {s}" for i, s in enumerate(src.lines(a, b, 400)))
+            + number_lines(src.lines(a, b), a, max_chars=GREP_LINE_CHARS)[0]
             for src, a, b in parts)
         tokens = self.model.count_tokens(material)
         if tokens <= self.window:
