@@ -15,7 +15,7 @@ from typing import Callable, Iterable, Iterator
 
 import anyio
 
-from rlm import recipe, store
+from rlm import recipe, redact_model, store
 from rlm.corpus.grep import regions, search
 from rlm.corpus.index import Chunk, ShownLines, iter_chunks
 from rlm.corpus.probe import Probe, classify, probe_source
@@ -35,6 +35,7 @@ from rlm.errors import UsageError
 from rlm import evidence
 from rlm.gate import Decision, decide
 from rlm.models.base import Limits, Model
+from rlm.models.endpoints import endpoint_usage
 from rlm.run import ledger
 from rlm.run.events import Gate, Plan, ReduceNote, Rejected, UnitDone, UnitStarted
 from rlm.run.ledger import Unit
@@ -68,6 +69,8 @@ class AskOptions:
     no_cache: bool = False  # fresh model calls (answers are still stored, for --resume)
     resume: str | None = None  # run id (prefix, or "last") whose answered calls are reused
     argv: list[str] | None = None  # the command line, for the run record (secrets redacted)
+    redact: bool | None = None  # None: decided by RLM_REDACT, config, endpoint (rlm.redact_model)
+    redact_report: bool = False  # also mask the local report and the run record
 
 
 @dataclass
@@ -180,8 +183,14 @@ async def ask_async(path: str, question: str, opts: AskOptions, model: Model | N
 
             sub = store.wrap_model(resolve_model(opts.sub_model, opts.base_url, opts.api_key,
                                                  timeout=opts.timeout), opts)
+        # redaction wraps the cache, so the cache only ever sees redacted prompts
+        policy = redact_model.decide([model, sub], opts.redact, opts.redact_report)
+        model, sub = policy.wrap(model), policy.wrap(sub)
         run = _Run(corpus, question, opts, model, on_event or (lambda e, d: None), sub=sub)
+        run.redaction = policy
         rec = store.record_run(run, path, question, opts)  # run record; checks opts.resume
+        if rec is not None and policy.report:
+            rec.mask = policy.redactor.mask_data  # --redact-report: events and report masked
         sink = on_rejected.set(lambda d: run.emit(Rejected(**d)))  # raw rejected replies
         scope = anyio.CancelScope()
         async with anyio.create_task_group() as tg:
@@ -192,6 +201,8 @@ async def ask_async(path: str, question: str, opts: AskOptions, model: Model | N
             report = await run.execute(scope)
             tg.cancel_scope.cancel()
         report.usage.wall_s = round(time.monotonic() - t0, 3)
+        if policy.report:
+            report = redact_model.mask_report(report, policy)
         return report
     finally:
         if sink is not None:
@@ -623,18 +634,21 @@ class _Run:
             rep.reduce = self.reduce
         u = self.budget.usage
         rep.usage = UsageInfo(calls=u.calls, prompt_tokens=u.prompt_tokens,
-                              completion_tokens=u.completion_tokens, cached_calls=u.cached_calls)
+                              completion_tokens=u.completion_tokens, cached_calls=u.cached_calls,
+                              endpoints=endpoint_usage(self.model, self.sub))
         rep.findings = self.findings
         rep.groups = self.groups
         rep.evidence = EvidenceCounts(**self.evidence.as_dict())
         if self.opts.dry_run:
+            redact_model.declare(getattr(self, "redaction", None), rep, [])  # what a run would do
             rep.answer = "Dry run: probe, gate and estimate only; no model call was made."
             rep.coverage = ledger.close(self.cov, [], dry_run=True)
             return rep
         self.cov.interrupted = self.budget.interrupted
+        redact_model.declare(getattr(self, "redaction", None), rep, self.cov.declared)
         if self.code_only:
             self.answer_parts.insert(0, NO_MODEL_NOTICE)
-            by_code.finish_coverage(self.cov, strategy)
+            by_code.finish_coverage(self.cov, strategy, self.budget.interrupted_by)
         else:
             ledger.close(self.cov, ledger.read_account(self.cov, strategy, u.calls),
                          interrupted_by=self.budget.interrupted_by)

@@ -100,7 +100,7 @@ def passages_markdown(findings: list[Finding]) -> list[str]:
     return out
 
 
-def finish_coverage(cov: Coverage, strategy: str) -> Coverage:
+def finish_coverage(cov: Coverage, strategy: str, interrupted_by: str = "Ctrl-C") -> Coverage:
     """Statement for a run in which no model read anything. Grep and profile are complete from
     code; direct and fan-out needed reading, so they are not (a gap in the one ledger)."""
     from rlm.run import ledger
@@ -112,4 +112,4 @@ def finish_coverage(cov: Coverage, strategy: str) -> Coverage:
     if needs_reading:
         s += "; the passages shown were found by code, not read by a model"
         cov.gaps.append("this question needs a model to read the text")
-    return ledger.close(cov, [s + "."])
+    return ledger.close(cov, [s + "."], interrupted_by=interrupted_by)
