@@ -169,9 +169,10 @@ async def ask_async(path: str, question: str, opts: AskOptions, model: Model | N
     if not question.strip():
         raise UsageError("the question is empty")
     t0 = time.monotonic()
-    corpus = open_corpus(path)
+    if path != "-" and not Path(path).exists():
+        raise UsageError(f"no such file or folder: {path}")
     own_model = model is None
-    rec = report = sub = sink = None
+    rec = report = sub = sink = corpus = None
     try:
         if model is None:
             from rlm.models.registry import resolve_model
@@ -184,6 +185,13 @@ async def ask_async(path: str, question: str, opts: AskOptions, model: Model | N
 
             sub = store.wrap_model(resolve_model(opts.sub_model, opts.base_url, opts.api_key,
                                                  timeout=opts.timeout), opts)
+        if own_model and not opts.dry_run:  # the server first, then the (maybe huge) corpus
+            from rlm.preflight import check_endpoints
+
+            await check_endpoints(model)
+            if sub is not None:
+                await check_endpoints(sub)
+        corpus = open_corpus(path)
         run = _Run(corpus, question, opts, model, on_event or (lambda e, d: None), sub=sub)
         rec = store.record_run(run, path, question, opts)  # run record; checks opts.resume
         sink = on_rejected.set(lambda d: run.emit("rejected", d))  # raw rejected replies
@@ -200,7 +208,8 @@ async def ask_async(path: str, question: str, opts: AskOptions, model: Model | N
             on_rejected.reset(sink)
         if rec is not None:
             rec.close(report, sys.exc_info()[1])
-        corpus.close()
+        if corpus is not None:
+            corpus.close()
         if own_model and model is not None:
             await model.aclose()
         if sub is not None:
