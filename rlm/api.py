@@ -15,14 +15,14 @@ from typing import Callable, Iterable, Iterator
 
 import anyio
 
-from rlm import recipe, store
+from rlm import interrupt, recipe, store
 from rlm.corpus.grep import regions, search
 from rlm.corpus.index import Chunk, iter_chunks
 from rlm.corpus.probe import Probe, classify, probe_source
 from rlm.corpus.profile import profile_log
 from rlm.corpus.source import TextSource
 from rlm.engine import coverage as coverage_mod
-from rlm.engine.budget import Budget, watch_sigint
+from rlm.engine.budget import Budget
 from rlm.engine.call import call_json, on_rejected
 from rlm.engine.echo import echo_reason
 from rlm.codeonly import answers as by_code
@@ -32,7 +32,7 @@ from rlm.engine.candidates import Group, group_candidates, judge_group
 from rlm.engine.mapper import Outcome, map_items
 from rlm.engine.reducer import reduce_findings, render
 from rlm.engine.synth import synthesize
-from rlm.errors import UsageError
+from rlm.errors import Interrupted, UsageError
 from rlm.evidence import find_quote
 from rlm.gate import Decision, decide
 from rlm.models.base import Limits, Model
@@ -110,6 +110,7 @@ def _open_folder(root: Path, display: str) -> Corpus:
     samples: list[str] = []
     notes: list[str] = []
     for fe in res.files:
+        interrupt.checkpoint()
         fp = root / fe.path
         try:
             src = TextSource(fp, display=fe.path)
@@ -185,22 +186,32 @@ async def ask_async(path: str, question: str, opts: AskOptions, model: Model | N
 
             sub = store.wrap_model(resolve_model(opts.sub_model, opts.base_url, opts.api_key,
                                                  timeout=opts.timeout), opts)
-        if own_model and not opts.dry_run:  # the server first, then the (maybe huge) corpus
-            from rlm.preflight import check_endpoints
+        run = None
+        scope, pre = anyio.CancelScope(), anyio.CancelScope()
+        emit = on_event or (lambda e, d: None)
 
-            await check_endpoints(model)
-            if sub is not None:
-                await check_endpoints(sub)
-        corpus = open_corpus(path)
-        run = _Run(corpus, question, opts, model, on_event or (lambda e, d: None), sub=sub)
-        rec = store.record_run(run, path, question, opts)  # run record; checks opts.resume
-        sink = on_rejected.set(lambda d: run.emit("rejected", d))  # raw rejected replies
-        scope = anyio.CancelScope()
-        async with anyio.create_task_group() as tg:
-            if handle_sigint:
-                watch_sigint(run.budget, scope, tg)
+        def on_interrupt() -> None:  # in the loop, after the first Ctrl-C
+            if run is not None:
+                run.budget.interrupted = True
+            pre.cancel()
+            scope.cancel()
+
+        with interrupt.controlled(on_interrupt, handle_sigint=handle_sigint,
+                                  on_progress=lambda w, d, t: emit("scan", {
+                                      "what": w, "done": d, "total": t})):
+            if own_model and not opts.dry_run:  # the server first, then the (maybe huge) corpus
+                from rlm.preflight import check_endpoints
+
+                with pre:
+                    await check_endpoints(model)
+                    if sub is not None:
+                        await check_endpoints(sub)
+                interrupt.checkpoint()
+            corpus = _open_interruptible(path)
+            run = _Run(corpus, question, opts, model, emit, sub=sub)
+            rec = store.record_run(run, path, question, opts)  # run record; checks opts.resume
+            sink = on_rejected.set(lambda d: run.emit("rejected", d))  # raw rejected replies
             report = await run.execute(scope)
-            tg.cancel_scope.cancel()
         report.usage.wall_s = round(time.monotonic() - t0, 3)
         return report
     finally:
@@ -214,6 +225,13 @@ async def ask_async(path: str, question: str, opts: AskOptions, model: Model | N
             await model.aclose()
         if sub is not None:
             await sub.aclose()
+
+
+def _open_interruptible(path: str) -> Corpus:
+    try:
+        return open_corpus(path)
+    except interrupt.ScanInterrupted:
+        raise Interrupted("interrupted while probing the corpus; nothing was read") from None
 
 
 def ask(path: str, question: str, opts: AskOptions | None = None, **kw) -> Report:
@@ -230,6 +248,7 @@ class _Run:
         self.sub = sub or model  # sub-calls (map, judge, merge); the main model synthesises
         self.code_only = is_code_only(model)  # the `none` tier: code finds and words the answer
         self.budget = Budget(opts.max_tokens, opts.max_calls, opts.max_wall_s)
+        self.estimate = Estimate(calls=0, prompt_tokens=0)  # until the strategy plans
         self.cov = Coverage(bytes_total=corpus.probe.bytes, lines_total=corpus.probe.lines,
                             skipped=corpus.skipped, declared=list(corpus.probe.notes))
         self.findings: list[Finding] = []
@@ -280,7 +299,12 @@ class _Run:
                 by_code.answer_ranked(self)  # BM25 passages, found by code, not read
             return self._report()
         handler = getattr(self, f"_{dec.strategy}")
-        await handler(scope)
+        try:
+            with interrupt.scanning(f"{dec.strategy} scan", pr.bytes):
+                await handler(scope)
+        except interrupt.ScanInterrupted:
+            self._scan_interrupted()
+            return self._report()
         if self.synth_needed and not self.opts.dry_run:
             await self._synthesize()
         return self._report()
@@ -530,7 +554,8 @@ class _Run:
                 yield c
 
         total = cut = est_prompt = 0
-        for c in numbered():
+        for c in numbered():  # the counting pass scans the corpus: Ctrl-C stops it
+            interrupt.checkpoint()
             total += 1
             cut += c.cut
             est_prompt += self.est_tokens(c.nbytes) + PROMPT_OVERHEAD_TOKENS
@@ -621,6 +646,19 @@ class _Run:
         return _finding(f"f{n}", mf.claim, src, span[0], span[1], True, c.id, note=note)
 
     # -- bookkeeping ---------------------------------------------------------------------------
+    def _scan_interrupted(self) -> None:
+        """Ctrl-C during the code scan: report how far code got; nothing else was read."""
+        ctl = interrupt.current()
+        done, total = (ctl.done, ctl.total) if ctl else (0, self.corpus.probe.bytes)
+        self.budget.interrupted = True
+        self.synth_needed = False
+        self.cov.bytes_scanned_by_code = done
+        self.cov.declared.append(f"interrupted by Ctrl-C during the {ctl.what if ctl else 'scan'}"
+                                 f" after {coverage_mod.size_text(done)} of "
+                                 f"{coverage_mod.size_text(total)}")
+        self.answer_parts.append("Interrupted by Ctrl-C while code was scanning the corpus: no "
+                                 "answer yet. Run the command again to finish it.")
+
     def _read(self, c: Chunk) -> None:
         self.cov.chunks_ok += 1
         self.cov.lines_read_by_model += 0 if c.cut and c.byte_start > c.source.offsets[c.line_start - 1] \
@@ -660,7 +698,7 @@ class _Run:
             rep.coverage.statement = "Dry run: nothing was read by the model." + "".join(
                 f" Note: {d}." for d in self.cov.declared)
             return rep
-        if self.budget.interrupted:
+        if self.budget.interrupted and not self.cov.interrupted():
             self.cov.declared.append("interrupted by Ctrl-C: what finished is reported")
         if self.code_only:
             self.answer_parts.insert(0, NO_MODEL_NOTICE)

@@ -157,6 +157,10 @@ class Coverage(BaseModel):
     complete: bool = True
     statement: str = ""
 
+    def interrupted(self) -> bool:
+        """Ctrl-C stopped the run (declared by the run): never complete."""
+        return any(d.startswith("interrupted") for d in self.declared)
+
     def skipped_incomplete(self) -> bool:
         """Skipped files that hold text we should have read (not binaries we refuse by design)."""
         return any(x.get("incomplete") for x in self.skipped)

@@ -110,7 +110,8 @@ def finish_coverage(cov: Coverage, strategy: str) -> Coverage:
     """Statement for a run in which no model read anything. Grep and profile are complete from
     code; direct and fan-out needed reading, so they are not."""
     needs_reading = strategy in ("direct", "fanout")
-    cov.complete = not needs_reading and not cov.chunks_failed and not cov.skipped_incomplete()
+    cov.complete = (not needs_reading and not cov.chunks_failed and not cov.skipped_incomplete()
+                    and not cov.interrupted())
     verb = {"profile": "profiled", "grep": "searched"}.get(strategy, "ranked")
     s = (f"Coverage: {cov.lines_scanned_by_code:,} lines ({_mb(cov.bytes_scanned_by_code)}) were "
          f"{verb} by code; no model read any of the text (no model configured)")

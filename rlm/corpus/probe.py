@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass, field
 
 from rlm.corpus.source import TextSource
+from rlm.interrupt import checkpoint
 
 MAX_SAMPLES = 50
 BINARY_SNIFF = 8192
@@ -81,7 +82,10 @@ def probe_source(src: TextSource) -> Probe:
     head = bytes(data[:BINARY_SNIFF])
     if looks_binary(head):
         return Probe(path=src.display, bytes=size, lines=0, kind="binary")
-    newlines = sum(bytes(data[o:o + (1 << 22)]).count(b"\n") for o in range(0, size, 1 << 22))
+    newlines = 0
+    for o in range(0, size, 1 << 22):
+        checkpoint(o, size)  # Ctrl-C stops the probe of a huge file here
+        newlines += bytes(data[o:o + (1 << 22)]).count(b"\n")
     trailing = data[size - 1 : size] == b"\n"
     lines = newlines + (0 if trailing else 1)
     pr = Probe(path=src.display, bytes=size, lines=lines, trailing_newline=trailing)

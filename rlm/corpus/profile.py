@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from rlm.corpus.source import TextSource
+from rlm.interrupt import checkpoint
 
 # Any token that contains a digit (timestamps, ids, counts, IPs, versions) or a long hex run.
 _MASK = re.compile(rb"[A-Za-z0-9_.:+-]*[0-9][A-Za-z0-9_.:+-]*|\b[0-9a-fA-F]{8,}\b")
@@ -50,6 +51,7 @@ def profile_log(src: TextSource, rare_max: int | None = None, keep: int = 20,
     overflow = False
     pos = 0
     while pos < size:
+        checkpoint(pos, size)  # Ctrl-C stops the scan here; progress in bytes
         end = min(size, pos + BLOCK)
         if end < size:
             nl = data.rfind(b"\n", pos, end)

@@ -17,6 +17,7 @@ from bisect import bisect_right
 from pathlib import Path
 
 from rlm.errors import UsageError
+from rlm.interrupt import checkpoint
 
 SPOOL_LIMIT = 4 * 1024**3  # refuse to spool more than this from stdin/.gz
 
@@ -64,6 +65,11 @@ class TextSource:
                 if not block:
                     break
                 copied += len(block)
+                try:
+                    checkpoint(copied, 0)
+                except BaseException:
+                    os.unlink(tmp.name)
+                    raise
                 if copied > SPOOL_LIMIT:
                     os.unlink(tmp.name)
                     raise UsageError(f"{display}: more than {SPOOL_LIMIT >> 30} GiB to spool")
@@ -113,6 +119,8 @@ class TextSource:
             pos = find(b"\n")
             while pos != -1:
                 offs.append(pos + 1)
+                if not len(offs) & 0xFFFF:  # Ctrl-C and progress every 65,536 lines
+                    checkpoint(pos, self.size)
                 pos = find(b"\n", pos + 1)
             if len(offs) > 1 and offs[-1] == self.size:
                 offs.pop()  # a trailing newline does not start a new line

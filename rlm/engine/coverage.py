@@ -8,17 +8,21 @@ from __future__ import annotations
 from rlm.schemas import Coverage
 
 
-def _mb(n: int) -> str:
-    if n >= 1 << 20:
-        return f"{n / (1 << 20):.1f} MB"
-    if n >= 1024:
-        return f"{n / 1024:.1f} KB"
-    return f"{n} bytes"
+def size_text(n: int) -> str:
+    """Decimal units, as the report's byte counts (1 MB = 1,000,000 bytes)."""
+    if n >= 1_000_000:
+        return f"{n / 1_000_000:.1f} MB"
+    if n >= 1000:
+        return f"{n / 1000:.1f} KB"
+    return f"{n} byte{'s' if n != 1 else ''}"
+
+
+_mb = size_text
 
 
 def finish(cov: Coverage, strategy: str, calls: int) -> Coverage:
     """Fill `complete` and `statement` from the counts already set on cov."""
-    cov.complete = not cov.chunks_failed and not cov.skipped_incomplete()
+    cov.complete = not cov.chunks_failed and not cov.skipped_incomplete() and not cov.interrupted()
     parts: list[str] = []
     if cov.lines_scanned_by_code:
         verb = {"profile": "profiled", "grep": "searched"}.get(strategy, "scanned")
