@@ -15,14 +15,13 @@ from typing import Callable, Iterable, Iterator
 
 import anyio
 
-from rlm import interrupt, recipe, store
+from rlm import interrupt as scanctl, recipe, store
 from rlm.corpus.grep import regions, search
-from rlm.corpus.index import Chunk, iter_chunks
+from rlm.corpus.index import Chunk, ShownLines, iter_chunks
 from rlm.corpus.probe import Probe, classify, probe_source
 from rlm.corpus.profile import profile_log
 from rlm.corpus.source import TextSource
-from rlm.engine import coverage as coverage_mod
-from rlm.engine.budget import Budget
+from rlm.engine.budget import Budget, watch_event
 from rlm.engine.call import call_json, on_rejected
 from rlm.engine.echo import echo_reason
 from rlm.codeonly import answers as by_code
@@ -33,13 +32,17 @@ from rlm.engine.mapper import Outcome, map_items
 from rlm.engine.reducer import reduce_findings, render
 from rlm.engine.synth import synthesize
 from rlm.errors import Interrupted, UsageError
-from rlm.evidence import find_quote
+from rlm import evidence
 from rlm.gate import Decision, decide
 from rlm.models.base import Limits, Model
+from rlm.models.endpoints import endpoint_usage
+from rlm.run import ledger
+from rlm.run.events import Gate, Plan, ReduceNote, Rejected, UnitDone, UnitStarted
+from rlm.run.ledger import Unit
 from rlm.models.none import NOTICE as NO_MODEL_NOTICE
 from rlm.models.profile import is_code_only, profile_of
 from rlm.schemas import (
-    CorpusInfo, Coverage, Estimate, FailedChunk, Finding, GateInfo, Report, Source, UsageInfo,
+    CorpusInfo, Coverage, Estimate, EvidenceCounts, FailedChunk, Finding, GateInfo, Report, Source, UsageInfo,
 )
 
 PROMPT_OVERHEAD_TOKENS = 350  # instructions + schema + question, per call (measured on recipes)
@@ -110,7 +113,7 @@ def _open_folder(root: Path, display: str) -> Corpus:
     samples: list[str] = []
     notes: list[str] = []
     for fe in res.files:
-        interrupt.checkpoint()
+        scanctl.checkpoint()
         fp = root / fe.path
         try:
             src = TextSource(fp, display=fe.path)
@@ -166,7 +169,8 @@ def _finding(fid: str, claim: str, src: TextSource, a: int, b: int, verified: bo
 
 async def ask_async(path: str, question: str, opts: AskOptions, model: Model | None = None,
                     on_event: Callable[[str, dict], None] | None = None,
-                    handle_sigint: bool = False) -> Report:
+                    handle_sigint: bool = False, interrupt: anyio.Event | None = None) -> Report:
+    """`interrupt`: when set, the run stops like on Ctrl-C and reports what finished."""
     if not question.strip():
         raise UsageError("the question is empty")
     t0 = time.monotonic()
@@ -196,7 +200,7 @@ async def ask_async(path: str, question: str, opts: AskOptions, model: Model | N
             pre.cancel()
             scope.cancel()
 
-        with interrupt.controlled(on_interrupt, handle_sigint=handle_sigint,
+        with scanctl.controlled(on_interrupt, handle_sigint=handle_sigint,
                                   on_progress=lambda w, d, t: emit("scan", {
                                       "what": w, "done": d, "total": t})):
             if own_model and not opts.dry_run:  # the server first, then the (maybe huge) corpus
@@ -206,12 +210,16 @@ async def ask_async(path: str, question: str, opts: AskOptions, model: Model | N
                     await check_endpoints(model)
                     if sub is not None:
                         await check_endpoints(sub)
-                interrupt.checkpoint()
+                scanctl.checkpoint()
             corpus = _open_interruptible(path)
             run = _Run(corpus, question, opts, model, emit, sub=sub)
             rec = store.record_run(run, path, question, opts)  # run record; checks opts.resume
-            sink = on_rejected.set(lambda d: run.emit("rejected", d))  # raw rejected replies
-            report = await run.execute(scope)
+            sink = on_rejected.set(lambda d: run.emit(Rejected(**d)))  # raw rejected replies
+            async with anyio.create_task_group() as tg:
+                if interrupt is not None:  # an MCP client cancelled its request
+                    watch_event(run.budget, scope, tg, interrupt)
+                report = await run.execute(scope)
+                tg.cancel_scope.cancel()
         report.usage.wall_s = round(time.monotonic() - t0, 3)
         return report
     finally:
@@ -230,7 +238,7 @@ async def ask_async(path: str, question: str, opts: AskOptions, model: Model | N
 def _open_interruptible(path: str) -> Corpus:
     try:
         return open_corpus(path)
-    except interrupt.ScanInterrupted:
+    except scanctl.ScanInterrupted:
         raise Interrupted("interrupted while probing the corpus; nothing was read") from None
 
 
@@ -244,7 +252,8 @@ class _Run:
 
     def __init__(self, corpus: Corpus, question: str, opts: AskOptions, model: Model,
                  emit: Callable[[str, dict], None], sub: Model | None = None):
-        self.corpus, self.q, self.opts, self.model, self.emit = corpus, question, opts, model, emit
+        self.corpus, self.q, self.opts, self.model = corpus, question, opts, model
+        self.sink = emit  # plain (kind, data) sinks: progress, run record
         self.sub = sub or model  # sub-calls (map, judge, merge); the main model synthesises
         self.code_only = is_code_only(model)  # the `none` tier: code finds and words the answer
         self.budget = Budget(opts.max_tokens, opts.max_calls, opts.max_wall_s)
@@ -252,6 +261,7 @@ class _Run:
         self.cov = Coverage(bytes_total=corpus.probe.bytes, lines_total=corpus.probe.lines,
                             skipped=corpus.skipped, declared=list(corpus.probe.notes))
         self.findings: list[Finding] = []
+        self.evidence = evidence.EvidenceStats()
         self.groups: list[dict] = []
         self.answer_parts: list[str] = []
         self.model_answer: str | None = None
@@ -292,7 +302,7 @@ class _Run:
         self.decision = dec
         if self.window_note:
             dec.reasons.insert(0, self.window_note)
-        self.emit("gate", {"strategy": dec.strategy, "reasons": dec.reasons})
+        self.emit(Gate(dec.strategy, dec.reasons))
         if self.code_only and dec.strategy in ("direct", "fanout"):
             self.estimate = Estimate(calls=0, prompt_tokens=0)
             if not self.opts.dry_run:
@@ -300,9 +310,9 @@ class _Run:
             return self._report()
         handler = getattr(self, f"_{dec.strategy}")
         try:
-            with interrupt.scanning(f"{dec.strategy} scan", pr.bytes):
+            with scanctl.scanning(f"{dec.strategy} scan", pr.bytes):
                 await handler(scope)
-        except interrupt.ScanInterrupted:
+        except scanctl.ScanInterrupted:
             self._scan_interrupted()
             return self._report()
         if self.synth_needed and not self.opts.dry_run:
@@ -340,15 +350,18 @@ class _Run:
             return
         o = await self._one_call("direct", chunk, scope, material=material)
         if not o.ok:
-            self._fail(chunk, o.error)
+            self._fail(chunk, o)
             return
         self._read(chunk)
         res = o.result
         self.model_answer = res.answer.strip()
-        for i, ln in enumerate(dict.fromkeys(res.cites), 1):
-            if 1 <= ln <= src.line_count:
-                self.findings.append(_finding(f"f{i}", "cited by the answer", src, ln, ln, True,
-                                              chunk.id))
+        shown = ShownLines(chunk)
+        for ln in dict.fromkeys(res.cites):  # a cite without a quote: the line must exist
+            ev = self.evidence.add(evidence.verify_lines(shown, src.display, ln, ln, None,
+                                                         require_quote=False))
+            if ev.ok:
+                self.findings.append(_finding(f"f{len(self.findings) + 1}", "cited by the answer",
+                                              src, ln, ln, True, chunk.id))
         self.answer_parts.append(f"Read directly: all {src.line_count:,} lines in one call; "
                                  "no chunking or fan-out was needed.")
 
@@ -486,19 +499,18 @@ class _Run:
             return
 
         async def work(g: Group):
-            self.emit("start", {"chunk": g.id})
+            self.emit(UnitStarted(g.id, src.display, g.lines[0], g.lines[-1]))
             return await judge_group(self.sub, g, self.q, self.budget, self.opts.timeout)
 
-        self.emit("plan", {"total": len(groups), "concurrency": self.opts.concurrency})
+        self.emit(Plan(len(groups), self.opts.concurrency))
         self.answer_parts.append(
             f"No fan-out was needed: code profiled all {prof.lines:,} lines and the model read "
             f"only the {len(prof.candidates)} candidate lines, in {len(groups)} small calls.")
         outs = await map_items(groups, work, key=lambda g: g.id, concurrency=self.opts.concurrency,
                                budget=self.budget, cancel_scope=scope,
-                               on_outcome=lambda o: self.emit("chunk", {
-                                   "ok": o.ok, "chunk": o.item.id, "error": o.error,
-                                   "tokens": self.budget.usage.total_tokens,
-                                   "cached_calls": self.budget.usage.cached_calls}))
+                               on_outcome=lambda o: self._done(
+                                   Unit(o.item.id, src.display, o.item.lines[0], o.item.lines[-1]),
+                                   o))
         self._profile_findings(src, outs)
 
     def _profile_findings(self, src: TextSource, outs: list[Outcome]) -> None:
@@ -555,7 +567,7 @@ class _Run:
 
         total = cut = est_prompt = 0
         for c in numbered():  # the counting pass scans the corpus: Ctrl-C stops it
-            interrupt.checkpoint()
+            scanctl.checkpoint()
             total += 1
             cut += c.cut
             est_prompt += self.est_tokens(c.nbytes) + PROMPT_OVERHEAD_TOKENS
@@ -568,12 +580,12 @@ class _Run:
                                      f"~{self.window:,} tokens, concurrency {self.opts.concurrency}")
         if self.opts.dry_run:
             return
-        self.emit("plan", {"total": total, "concurrency": self.opts.concurrency})
+        self.emit(Plan(total, self.opts.concurrency))
         t = recipe.task("giant-file", "map")
         out_model = recipe.schema_model("giant-file", "map")
 
         async def work(c: Chunk):
-            self.emit("start", {"chunk": c.id})
+            self.emit(UnitStarted(c.id, c.path, c.line_start, c.line_end))
             msgs = recipe.messages("giant-file", "map", question=self.q, where=c.describe(),
                                    material=c.numbered_text(MAX_LINE_CHARS))
             res, _ = await call_json(self.sub, msgs, out_model,
@@ -594,11 +606,8 @@ class _Run:
                     (raw if f.verified else unverified).append(f)
                     fs.append(f)
             else:
-                self._fail(c, o.error)
-            u = self.budget.usage
-            self.emit("chunk", {"ok": o.ok, "chunk": c.id, "path": c.path, "line_start": c.line_start,
-                                "line_end": c.line_end, "error": o.error, "findings": fs,
-                                "tokens": u.total_tokens, "calls": u.calls, "cached_calls": u.cached_calls})
+                self._fail(c, o)
+            self._done(Unit(c.id, c.path, c.line_start, c.line_end), o, fs)
 
         await map_items(numbered(), work, key=lambda c: c.id, concurrency=self.opts.concurrency,
                         budget=self.budget, cancel_scope=scope, on_outcome=done, keep_results=False)
@@ -615,47 +624,31 @@ class _Run:
         agg, info = await reduce_findings(
             None if self.budget.interrupted else self.sub, raw, self.q,
             fits=lambda fs: size(fs) <= synth_window, size=size, budget=self.budget,
-            timeout=self.opts.timeout, log=lambda m: self.emit("reduce", {"msg": m}))
+            timeout=self.opts.timeout, log=lambda m: self.emit(ReduceNote(m)))
         self.reduce = info
         self.findings = agg + unverified
         self.synth_needed = True
 
     def _verify_map_finding(self, c: Chunk, mf, n: int) -> Finding:
-        """Models cite, code quotes: the cited line must be in the chunk and the quote in it."""
-        src = c.source
-        ln = mf.line
-        if not (c.line_start <= ln <= c.line_end):
-            return Finding(id=f"f{n}", claim=mf.claim, evidence="", chunk=c.id, verified=False,
-                           source=Source(path=c.path, line_start=ln, line_end=ln),
-                           note=f"cited line {ln} is outside the chunk ({c.line_start}-{c.line_end})")
-        if not mf.quote.strip():
-            return _finding(f"f{n}", mf.claim, src, ln, ln, False, c.id,
-                            note="no quote given: the claim could not be checked")
-        a, b = max(c.line_start, ln - 2), min(c.line_end, ln + 2)
-        if c.cut:
-            text = bytes(src.data[c.byte_start:c.byte_end]).decode("utf-8", "replace")
-            ok = " ".join(mf.quote.split()) in " ".join(text.split())
-            return _finding(f"f{n}", mf.claim, src, ln, ln, ok, c.id,
-                            note=None if ok else "quote not found in the cited text")
-        # the cited line first; only then its neighbours (the quote may sit on every line)
-        span = find_quote(src.lines(ln, ln), ln, mf.quote) or find_quote(src.lines(a, b), a, mf.quote)
-        if span is None:
-            return _finding(f"f{n}", mf.claim, src, ln, ln, False, c.id,
-                            note=f"quote {mf.quote[:60]!r} not found at or near line {ln}")
-        note = None if span == (ln, ln) else f"cited line {ln}; the quote is at {span[0]}-{span[1]}"
-        return _finding(f"f{n}", mf.claim, src, span[0], span[1], True, c.id, note=note)
+        """Models cite, code quotes: rlm.evidence checks the quote at the cited line, within
+        what this call was shown (verified, corrected or rejected, counted)."""
+        ev = self.evidence.add(evidence.verify_lines(ShownLines(c), c.path, mf.line, mf.line,
+                                                     mf.quote))
+        return Finding(id=f"f{n}", claim=mf.claim, evidence=ev.text, chunk=c.id,
+                       verified=ev.ok, note=ev.reason or None,
+                       source=Source(path=c.path, line_start=ev.line_start or mf.line,
+                                     line_end=ev.line_end or mf.line))
 
     # -- bookkeeping ---------------------------------------------------------------------------
     def _scan_interrupted(self) -> None:
         """Ctrl-C during the code scan: report how far code got; nothing else was read."""
-        ctl = interrupt.current()
+        ctl = scanctl.current()
         done, total = (ctl.done, ctl.total) if ctl else (0, self.corpus.probe.bytes)
         self.budget.interrupted = True
         self.synth_needed = False
         self.cov.bytes_scanned_by_code = done
-        self.cov.declared.append(f"interrupted by Ctrl-C during the {ctl.what if ctl else 'scan'}"
-                                 f" after {coverage_mod.size_text(done)} of "
-                                 f"{coverage_mod.size_text(total)}")
+        self.cov.declared.append(f"the {ctl.what if ctl else 'scan'} stopped after "
+                                 f"{ledger.mb(done)} of {ledger.mb(total)}")
         self.answer_parts.append("Interrupted by Ctrl-C while code was scanning the corpus: no "
                                  "answer yet. Run the command again to finish it.")
 
@@ -665,9 +658,15 @@ class _Run:
             else c.line_end - c.line_start + 1
         self.cov.bytes_read_by_model += c.nbytes
 
-    def _fail(self, c: Chunk, reason: str | None) -> None:
-        self.cov.chunks_failed.append(FailedChunk(chunk=c.id, path=c.path, line_start=c.line_start,
-                                                  line_end=c.line_end, reason=reason or "failed"))
+    def _fail(self, c: Chunk | Unit, o: Outcome) -> None:
+        unit = c if isinstance(c, Unit) else Unit(c.id, c.path, c.line_start, c.line_end)
+        self.cov.chunks_failed.append(ledger.failed_unit(unit, o.status, o.reason))
+
+    def emit(self, ev) -> None:
+        self.sink(ev.kind, ev.as_dict())
+
+    def _done(self, unit: Unit, o: Outcome, findings: list | None = None) -> None:
+        self.emit(UnitDone.of(unit, o.status, o.reason, self.budget.usage, findings))
 
     # -- report --------------------------------------------------------------------------------
     def _report(self) -> Report:
@@ -688,23 +687,22 @@ class _Run:
             rep.reduce = self.reduce
         u = self.budget.usage
         rep.usage = UsageInfo(calls=u.calls, prompt_tokens=u.prompt_tokens,
-                              completion_tokens=u.completion_tokens, cached_calls=u.cached_calls)
+                              completion_tokens=u.completion_tokens, cached_calls=u.cached_calls,
+                              endpoints=endpoint_usage(self.model, self.sub))
         rep.findings = self.findings
         rep.groups = self.groups
+        rep.evidence = EvidenceCounts(**self.evidence.as_dict())
         if self.opts.dry_run:
             rep.answer = "Dry run: probe, gate and estimate only; no model call was made."
-            rep.coverage = self.cov
-            rep.coverage.complete = False
-            rep.coverage.statement = "Dry run: nothing was read by the model." + "".join(
-                f" Note: {d}." for d in self.cov.declared)
+            rep.coverage = ledger.close(self.cov, [], dry_run=True)
             return rep
-        if self.budget.interrupted and not self.cov.interrupted():
-            self.cov.declared.append("interrupted by Ctrl-C: what finished is reported")
+        self.cov.interrupted = self.budget.interrupted
         if self.code_only:
             self.answer_parts.insert(0, NO_MODEL_NOTICE)
-            by_code.finish_coverage(self.cov, strategy)
+            by_code.finish_coverage(self.cov, strategy, self.budget.interrupted_by)
         else:
-            coverage_mod.finish(self.cov, strategy, u.calls)
+            ledger.close(self.cov, ledger.read_account(self.cov, strategy, u.calls),
+                         interrupted_by=self.budget.interrupted_by)
         rep.coverage = self.cov
         # synthesis happens in compose (async); here we only render what exists
         rep.answer = self._compose_answer(rep)

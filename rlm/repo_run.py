@@ -225,7 +225,7 @@ def check_pick(corpus: RepoCorpus, mapping: dict[int, Candidate], n: int,
     quote = model_quote.strip() or (ls[c.line - 1] if 0 < c.line <= len(ls) else "")
     if not quote.strip():
         quote = ""
-    ev = evidence.check(corpus.root, f"{c.path}:{c.line}", quote, window=2,
+    ev = evidence.check(corpus.root, f"{c.path}:{c.line}", quote,
                         require_quote=bool(model_quote.strip()))
     return c, ev
 
@@ -356,12 +356,3 @@ class ReadTracker:
     def covers(self, path: str, n_lines: int) -> bool:
         m = merge_ranges(self.ranges.get(path, []))
         return bool(m) and m[0][0] <= 1 and m[0][1] >= n_lines
-
-
-def close_statement(parts: list[str], complete: bool, dry_run: bool, what: str) -> str:
-    """The coverage statement's last words, the same for audit and mine."""
-    if dry_run:
-        parts.append("Dry run: nothing was read by the model.")
-    else:
-        parts.append("Complete." if complete else f"INCOMPLETE: {what} may miss what was not read.")
-    return " ".join(parts)

@@ -139,7 +139,8 @@ class FailedChunk(BaseModel):
     path: str
     line_start: int
     line_end: int
-    reason: str
+    reason: str  # for people; code reads `status`
+    status: Literal["failed", "not_run", "interrupted"] = "failed"
 
 
 class Coverage(BaseModel):
@@ -154,16 +155,22 @@ class Coverage(BaseModel):
     lines_read_by_model: int = 0
     skipped: list[dict] = Field(default_factory=list)  # files skipped (binary, unreadable, ...)
     declared: list[str] = Field(default_factory=list)  # cuts and decodings the user must know
+    gaps: list[str] = Field(default_factory=list)  # what was needed and not read (incomplete)
+    interrupted: bool = False  # Ctrl-C: what finished is reported
     complete: bool = True
     statement: str = ""
-
-    def interrupted(self) -> bool:
-        """Ctrl-C stopped the run (declared by the run): never complete."""
-        return any(d.startswith("interrupted") for d in self.declared)
 
     def skipped_incomplete(self) -> bool:
         """Skipped files that hold text we should have read (not binaries we refuse by design)."""
         return any(x.get("incomplete") for x in self.skipped)
+
+
+class EvidenceCounts(BaseModel):
+    """How the citations of a run fared in rlm.evidence: the same counts in every report."""
+
+    verified: int = 0
+    corrected: int = 0
+    rejected: int = 0
 
 
 class ReduceInfo(BaseModel):
@@ -179,6 +186,8 @@ class UsageInfo(BaseModel):
     completion_tokens: int = 0
     cached_calls: int = 0
     wall_s: float = 0.0
+    # several --base-url replicas: {url, calls, failures, prompt_tokens, completion_tokens, last_error}
+    endpoints: list[dict] = Field(default_factory=list)
 
 
 class Report(BaseModel):
@@ -192,6 +201,7 @@ class Report(BaseModel):
     findings: list[Finding] = Field(default_factory=list)
     groups: list[dict] = Field(default_factory=list)
     coverage: Coverage = Field(default_factory=Coverage)
+    evidence: EvidenceCounts = Field(default_factory=EvidenceCounts)
     reduce: ReduceInfo = Field(default_factory=ReduceInfo)
     usage: UsageInfo = Field(default_factory=UsageInfo)
     model: str = ""

@@ -100,31 +100,16 @@ def passages_markdown(findings: list[Finding]) -> list[str]:
     return out
 
 
-def _mb(n: int) -> str:
-    from rlm.engine.coverage import _mb as mb
-
-    return mb(n)
-
-
-def finish_coverage(cov: Coverage, strategy: str) -> Coverage:
+def finish_coverage(cov: Coverage, strategy: str, interrupted_by: str = "Ctrl-C") -> Coverage:
     """Statement for a run in which no model read anything. Grep and profile are complete from
-    code; direct and fan-out needed reading, so they are not."""
+    code; direct and fan-out needed reading, so they are not (a gap in the one ledger)."""
+    from rlm.run import ledger
+
     needs_reading = strategy in ("direct", "fanout")
-    cov.complete = (not needs_reading and not cov.chunks_failed and not cov.skipped_incomplete()
-                    and not cov.interrupted())
     verb = {"profile": "profiled", "grep": "searched"}.get(strategy, "ranked")
-    s = (f"Coverage: {cov.lines_scanned_by_code:,} lines ({_mb(cov.bytes_scanned_by_code)}) were "
-         f"{verb} by code; no model read any of the text (no model configured)")
+    s = (f"Coverage: {cov.lines_scanned_by_code:,} lines ({ledger.mb(cov.bytes_scanned_by_code)}) "
+         f"were {verb} by code; no model read any of the text (no model configured)")
     if needs_reading:
         s += "; the passages shown were found by code, not read by a model"
-    s += "."
-    if cov.skipped:
-        s += " Skipped: " + "; ".join(f"{x['path']} ({x['reason']})" for x in cov.skipped[:10])
-        s += f"; and {len(cov.skipped) - 10} more." if len(cov.skipped) > 10 else "."
-    for d in cov.declared:
-        s += f" Note: {d}."
-    s += " Complete." if cov.complete else (
-        " INCOMPLETE: this question needs a model to read the text." if needs_reading
-        else " INCOMPLETE: the answer may miss what was not read.")
-    cov.statement = s
-    return cov
+        cov.gaps.append("this question needs a model to read the text")
+    return ledger.close(cov, [s + "."], interrupted_by=interrupted_by)

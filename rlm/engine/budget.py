@@ -27,6 +27,7 @@ class Budget:
     usage: Usage = field(default_factory=Usage)
     started: float = field(default_factory=time.monotonic)
     interrupted: bool = False  # set on Ctrl-C: no new calls start
+    interrupted_by: str = "Ctrl-C"  # what interrupted, for the coverage statement
     in_flight: int = 0  # requests reserved and not yet settled
     reserved_tokens: int = 0  # their worst-case tokens
 
@@ -76,5 +77,18 @@ def watch_sigint(budget: Budget, scope: anyio.CancelScope, tg) -> None:
             async for _ in sigs:
                 budget.interrupted = True
                 scope.cancel()
+
+    tg.start_soon(watch)
+
+
+def watch_event(budget: Budget, scope: anyio.CancelScope, tg, event: anyio.Event) -> None:
+    """Like Ctrl-C, from code: when `event` is set (an MCP client cancelled its request), start
+    no new call, cancel the calls in flight and let the run report what finished."""
+
+    async def watch() -> None:
+        await event.wait()
+        budget.interrupted_by = "a cancelled request"
+        budget.interrupted = True
+        scope.cancel()
 
     tg.start_soon(watch)

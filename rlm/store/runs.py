@@ -188,14 +188,14 @@ class Recorder:
                 self.event("report", {"complete": rep["coverage"]["complete"]})
                 cov, u = rep["coverage"], rep["usage"]
                 status = "done" if cov["complete"] else "incomplete"
-                if "interrupted" in " ".join(cov.get("declared") or []):
+                if cov.get("interrupted"):
                     status = "interrupted"
                 self.store.execute(
                     "UPDATE runs SET finished = ?, status = ?, strategy = ?, complete = ?, "
                     "chunks_total = ?, chunks_ok = ?, chunks_failed = ?, tokens = ?, calls = ?, "
                     "cached_calls = ?, report = ? WHERE id = ?",
                     (time.time(), status, rep["strategy"], int(bool(cov["complete"])),
-                     cov["chunks_total"], cov["chunks_ok"], len(cov["chunks_failed"]),
+                     cov["chunks_total"], cov["chunks_ok"], len({c["chunk"] for c in cov["chunks_failed"]}),
                      u["prompt_tokens"] + u["completion_tokens"], u["calls"], u["cached_calls"],
                      dumps(rep, self.secrets), self.run_id))
             else:
@@ -270,7 +270,7 @@ def record_run(run, path: str, question: str, opts) -> Recorder | None:
         return None
     if resumed_from:
         rec.event("resume", {"from": resumed_from})
-    run.emit = rec.wrap(run.emit)
+    run.sink = rec.wrap(run.sink)
     return rec
 
 
