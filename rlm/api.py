@@ -15,7 +15,7 @@ from typing import Callable, Iterable, Iterator
 
 import anyio
 
-from rlm import interrupt as scanctl, recipe, store
+from rlm import interrupt as scanctl, recipe, redact_model, store
 from rlm.corpus.grep import regions, search
 from rlm.corpus.index import Chunk, ShownLines, iter_chunks
 from rlm.corpus.probe import Probe, classify, probe_source
@@ -31,7 +31,7 @@ from rlm.engine.candidates import Group, group_candidates, judge_group
 from rlm.engine.mapper import Outcome, map_items
 from rlm.engine.reducer import reduce_findings, render
 from rlm.engine.synth import synthesize
-from rlm.errors import Interrupted, UsageError
+from rlm.errors import UsageError
 from rlm import evidence
 from rlm.gate import Decision, decide
 from rlm.models.base import Limits, Model
@@ -67,6 +67,8 @@ class AskOptions:
     no_cache: bool = False  # fresh model calls (answers are still stored, for --resume)
     resume: str | None = None  # run id (prefix, or "last") whose answered calls are reused
     argv: list[str] | None = None  # the command line, for the run record (secrets redacted)
+    redact: bool | None = None  # None: decided by RLM_REDACT, config, endpoint (rlm.redact_model)
+    redact_report: bool = False  # also mask the local report and the run record
 
 
 @dataclass
@@ -211,9 +213,19 @@ async def ask_async(path: str, question: str, opts: AskOptions, model: Model | N
                     if sub is not None:
                         await check_endpoints(sub)
                 scanctl.checkpoint()
-            corpus = _open_interruptible(path)
+            try:
+                with scanctl.scanning("read of the corpus", 0):
+                    corpus = open_corpus(path)
+            except scanctl.ScanInterrupted:  # Ctrl-C while probing: still a report, recorded
+                corpus = _unread_corpus(path)
+            # redaction wraps the cache, so the cache only ever sees redacted prompts
+            policy = redact_model.decide([model, sub], opts.redact, opts.redact_report)
+            model, sub = policy.wrap(model), policy.wrap(sub)
             run = _Run(corpus, question, opts, model, emit, sub=sub)
+            run.redaction = policy
             rec = store.record_run(run, path, question, opts)  # run record; checks opts.resume
+            if rec is not None and policy.report:
+                rec.mask = policy.redactor.mask_data  # --redact-report: events and report masked
             sink = on_rejected.set(lambda d: run.emit(Rejected(**d)))  # raw rejected replies
             async with anyio.create_task_group() as tg:
                 if interrupt is not None:  # an MCP client cancelled its request
@@ -221,6 +233,8 @@ async def ask_async(path: str, question: str, opts: AskOptions, model: Model | N
                 report = await run.execute(scope)
                 tg.cancel_scope.cancel()
         report.usage.wall_s = round(time.monotonic() - t0, 3)
+        if policy.report:
+            report = redact_model.mask_report(report, policy)
         return report
     finally:
         if sink is not None:
@@ -235,11 +249,13 @@ async def ask_async(path: str, question: str, opts: AskOptions, model: Model | N
             await sub.aclose()
 
 
-def _open_interruptible(path: str) -> Corpus:
+def _unread_corpus(path: str) -> Corpus:
+    """What is known of a corpus whose probe Ctrl-C stopped: its name and size on disk."""
     try:
-        return open_corpus(path)
-    except scanctl.ScanInterrupted:
-        raise Interrupted("interrupted while probing the corpus; nothing was read") from None
+        size = 0 if path == "-" else Path(path).stat().st_size
+    except OSError:
+        size = 0
+    return Corpus(path, [], Probe(path=path, bytes=size, lines=0, files=0, kind="unknown"))
 
 
 def ask(path: str, question: str, opts: AskOptions | None = None, **kw) -> Report:
@@ -285,6 +301,11 @@ class _Run:
 
     async def execute(self, scope: anyio.CancelScope) -> Report:
         pr = self.corpus.probe
+        if not self.corpus.sources:  # Ctrl-C stopped the probe: report that, decide nothing
+            self.decision = Decision("none", ["interrupted by Ctrl-C while reading the corpus, "
+                                              "before the gate"])
+            self._scan_interrupted()
+            return self._report()
         force = self.opts.strategy
         if force and force not in ("direct", "grep", "profile", "fanout"):
             raise UsageError(f"unknown strategy {force!r} (direct, grep, profile, fanout)")
@@ -473,7 +494,7 @@ class _Run:
             w = (f"a line shape seen {tp.count} time{'s' if tp.count != 1 else ''} in "
                  f"{prof.lines:,} lines" + (", error level" if tp.error_level else ""))
             for ln in tp.lines:
-                why_by_line.setdefault(ln, w)
+                why_by_line.setdefault(prof.record_of.get(ln, ln), w)
         groups = group_candidates(src, prof.candidates, why_by_line)
         self.decision.reasons.append(
             f"profile: {prof.templates_total:,} line shapes in {prof.lines:,} lines; "
@@ -495,7 +516,7 @@ class _Run:
             self.answer_parts.append(
                 f"Code profiled all {prof.lines:,} lines and found {len(prof.candidates)} "
                 f"candidate lines in {len(groups)} groups; no model was used.")
-            self._profile_findings(src, [Outcome(g) for g in groups])
+            self._profile_findings(src, [Outcome(g) for g in groups], prof.record_end)
             return
 
         async def work(g: Group):
@@ -511,9 +532,10 @@ class _Run:
                                on_outcome=lambda o: self._done(
                                    Unit(o.item.id, src.display, o.item.lines[0], o.item.lines[-1]),
                                    o))
-        self._profile_findings(src, outs)
+        self._profile_findings(src, outs, prof.record_end)
 
-    def _profile_findings(self, src: TextSource, outs: list[Outcome]) -> None:
+    def _profile_findings(self, src: TextSource, outs: list[Outcome],
+                          record_end: dict[int, int]) -> None:
         """Code-found groups become findings. The model's label and summary are optional
         wording: a failed call is declared, never a failed chunk (code read every line)."""
         n = failed = 0
@@ -538,7 +560,8 @@ class _Run:
                                   else f"no usable model summary ({g.error or 'empty'})")
             for ln in g.lines:
                 n += 1
-                self.findings.append(_finding(f"f{n}", claim, src, ln, ln, True, g.id,
+                end = record_end.get(ln, ln)  # a stack trace stays with its header
+                self.findings.append(_finding(f"f{n}", claim, src, ln, end, True, g.id,
                                               label=g.label, group=g.id, note=note))
             self.groups.append({"id": g.id, "kind": g.kind, "key": g.key, "why": g.why,
                                 "label": g.label, "claim": g.claim, "lines": g.lines})
@@ -647,8 +670,10 @@ class _Run:
         self.budget.interrupted = True
         self.synth_needed = False
         self.cov.bytes_scanned_by_code = done
+        of = f" of {ledger.mb(total)}" if total else ""
         self.cov.declared.append(f"the {ctl.what if ctl else 'scan'} stopped after "
-                                 f"{ledger.mb(done)} of {ledger.mb(total)}")
+                                 f"{ledger.mb(done)}{of}" if done else
+                                 f"the {ctl.what if ctl else 'scan'} stopped before it finished")
         self.answer_parts.append("Interrupted by Ctrl-C while code was scanning the corpus: no "
                                  "answer yet. Run the command again to finish it.")
 
@@ -693,10 +718,12 @@ class _Run:
         rep.groups = self.groups
         rep.evidence = EvidenceCounts(**self.evidence.as_dict())
         if self.opts.dry_run:
+            redact_model.declare(getattr(self, "redaction", None), rep, [])  # what a run would do
             rep.answer = "Dry run: probe, gate and estimate only; no model call was made."
             rep.coverage = ledger.close(self.cov, [], dry_run=True)
             return rep
         self.cov.interrupted = self.budget.interrupted
+        redact_model.declare(getattr(self, "redaction", None), rep, self.cov.declared)
         if self.code_only:
             self.answer_parts.insert(0, NO_MODEL_NOTICE)
             by_code.finish_coverage(self.cov, strategy, self.budget.interrupted_by)

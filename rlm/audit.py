@@ -82,6 +82,7 @@ class AuditOptions:
     # only what each module is for, and in the lens rounds the lines that code's rules select
     # are the findings; the model only phrases their claims (checked to mention the line).
     weak_model: bool | None = None
+    redact: bool | None = None  # None: RLM_REDACT, config, or on for non-loopback endpoints
 
 
 def parse_lenses(spec: str | None) -> tuple[str, ...]:

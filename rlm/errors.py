@@ -30,8 +30,3 @@ class BudgetExhausted(RlmError):
 
     attempts = 0  # requests this call had already sent when the budget stopped it
 
-
-class Interrupted(RlmError):
-    """Ctrl-C before there was anything to report: exit 3, like any incomplete run."""
-
-    exit_code = 3
