@@ -9,13 +9,15 @@ The CLI only renders what this returns.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
 
 import anyio
 
+from rlm import interrupt as scanctl
 from rlm import report as report_mod
 from rlm import strategies
-from rlm.corpus.open import Corpus, open_corpus  # noqa: F401 - part of the library surface
+from rlm.corpus.open import Corpus, open_corpus, unread_corpus
 from rlm.errors import UsageError
 from rlm.models.base import Model
 from rlm.models.profile import is_code_only
@@ -25,7 +27,7 @@ from rlm.run.session import Session
 from rlm.run.window import chars_per_token, size_window
 from rlm.schemas import Report
 from rlm.strategies import gate, synthesis
-from rlm.strategies.base import Context
+from rlm.strategies.base import Context, scan_interrupted
 
 
 @dataclass
@@ -39,27 +41,47 @@ async def ask_async(path: str, question: str, opts: AskOptions, model: Model | N
     """`interrupt`: when set, the run stops like on Ctrl-C and reports what finished."""
     if not question.strip():
         raise UsageError("the question is empty")
-    corpus = open_corpus(path)
+    if path != "-" and not Path(path).exists():
+        raise UsageError(f"no such file or folder: {path}")
+    opened: list[Corpus] = []
+
+    async def read_corpus() -> None:  # after the preflight, before the run record
+        try:
+            with scanctl.scanning("read of the corpus", 0):
+                opened.append(open_corpus(path))
+        except scanctl.ScanInterrupted:  # Ctrl-C while probing: still a report, recorded
+            opened.append(unread_corpus(path))
+
     try:
         async with Session.open(opts, path=path, question=question, model=model,
                                 on_event=on_event, handle_sigint=handle_sigint,
-                                interrupt=interrupt) as s:
-            return s.finish(await answer(s, corpus, question))
+                                interrupt=interrupt, prepare=read_corpus) as s:
+            return s.finish(await answer(s, opened[0], question))
     finally:
-        corpus.close()
+        for c in opened:
+            c.close()
 
 
 async def answer(s: Session, corpus: Corpus, question: str) -> Report:
     """Gate, strategy, synthesis and report, inside an open session."""
     pr = corpus.probe
     win = size_window([s.model, s.sub], s.opts.usable_fraction)
+    if not corpus.sources:  # Ctrl-C stopped the probe: report that, decide nothing
+        dec = gate.Decision("none", ["interrupted by Ctrl-C while reading the corpus, "
+                                     "before the gate"])
+        ctx = Context(s, corpus, question, dec, win.tokens, 3.0)
+        return report_mod.build(ctx, scan_interrupted(ctx, ctx.new_result()))
     cpt = chars_per_token(s.model, pr.samples)
     dec = gate.decide(pr, question, win.tokens, int(pr.bytes / cpt) + 1,
                       getattr(s.opts, "strategy", None), n_sources=len(corpus.sources),
                       code_only=is_code_only(s.model), window_note=win.note)
     s.emit(Gate(dec.strategy, list(dec.reasons)))
     ctx = Context(s, corpus, question, dec, win.tokens, cpt)
-    res = await strategies.run(dec.strategy, ctx)
+    try:
+        with scanctl.scanning(f"{dec.strategy} scan", pr.bytes):
+            res = await strategies.run(dec.strategy, ctx)
+    except scanctl.ScanInterrupted:
+        return report_mod.build(ctx, scan_interrupted(ctx, ctx.result or ctx.new_result()))
     if res.synthesize and not s.opts.dry_run:
         await synthesis.finish(ctx, res)
     return report_mod.build(ctx, res)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rlm import interrupt as scanctl
 from rlm.corpus.lines import MAX_LINE_CHARS
 from rlm.corpus.probe import Probe, classify, probe_source
 from rlm.corpus.source import TextSource
@@ -54,6 +55,7 @@ def _open_folder(root: Path, display: str) -> Corpus:
     samples: list[str] = []
     notes: list[str] = []
     for fe in res.files:
+        scanctl.checkpoint()
         fp = root / fe.path
         try:
             src = TextSource(fp, display=fe.path)
@@ -84,3 +86,12 @@ def _open_folder(root: Path, display: str) -> Corpus:
     if kinds == {"log"}:
         probe.kind = "folder"
     return Corpus(display, sources, probe, skipped)
+
+
+def unread_corpus(path: str) -> Corpus:
+    """What is known of a corpus whose probe Ctrl-C stopped: its name and size on disk."""
+    try:
+        size = 0 if path == "-" else Path(path).stat().st_size
+    except OSError:
+        size = 0
+    return Corpus(path, [], Probe(path=path, bytes=size, lines=0, files=0, kind="unknown"))

@@ -199,11 +199,12 @@ def _verdict(cov: Coverage, dry_run: bool, what: str) -> str:
 # ------------------------------------------------------------------------------ ask's account
 
 def mb(n: int) -> str:
-    if n >= 1 << 20:
-        return f"{n / (1 << 20):.1f} MB"
-    if n >= 1024:
-        return f"{n / 1024:.1f} KB"
-    return f"{n} bytes"
+    """Decimal units, like the byte counts beside them (1 MB = 1,000,000 bytes)."""
+    if n >= 1_000_000:
+        return f"{n / 1_000_000:.1f} MB"
+    if n >= 1000:
+        return f"{n / 1000:.1f} KB"
+    return f"{n} byte{'s' if n != 1 else ''}"
 
 
 def read_account(cov: Coverage, strategy: str, calls: int) -> list[str]:

@@ -8,7 +8,8 @@ How a command uses it (ask does exactly this; audit and mine can do the same)::
         # s.model: the main model (synthesis); s.sub: the sub-calls' model (s.model without
         #   --sub-model); both behind the call cache and redaction, closed when the block ends
         # s.budget: tokens / calls / wall time shared by every call; s.scope: the cancel scope
-        #   to give to map_items (Ctrl-C and a cancelled MCP request cancel it)
+        #   to give to map_items (Ctrl-C and a cancelled MCP request cancel it); code scans
+        #   call rlm.interrupt.checkpoint() so Ctrl-C stops them too
         # s.emit(event): a typed rlm.run.events event to the progress display and the run record
         # s.run_id: the id `rlm runs`, `show` and `resume` know the run by
         report = ...  # the command's work, a Report (or a subclass)
@@ -21,19 +22,20 @@ A block that raises is recorded with its error, and a dry run records nothing.
 
 from __future__ import annotations
 
-import sys
 import time
 import uuid
 from contextlib import asynccontextmanager
-from typing import Any, AsyncIterator, Callable
+from typing import Any, AsyncIterator, Awaitable, Callable
 
 import anyio
 
+from rlm import interrupt as scanctl
 from rlm import redact_model, store
-from rlm.engine.budget import Budget, watch_event, watch_sigint
+from rlm.engine.budget import Budget, watch_event
 from rlm.engine.call import on_rejected
 from rlm.models.base import Model
-from rlm.run.events import Event, Rejected, Sink
+from rlm.preflight import check_endpoints
+from rlm.run.events import Event, Rejected, Scan, Sink
 from rlm.run.options import RunOptions
 
 
@@ -42,7 +44,8 @@ def new_run_id() -> str:
 
 
 class Session:
-    def __init__(self, opts: RunOptions, model: Model, sub: Model | None, sink: Sink | None):
+    def __init__(self, opts: RunOptions, model: Model | None, sub: Model | None,
+                 sink: Sink | None):
         self.opts = opts
         self.model = model
         self.sub = sub or model
@@ -69,30 +72,51 @@ class Session:
     @asynccontextmanager
     async def open(cls, opts: RunOptions, *, path: str, question: str, model: Model | None = None,
                    on_event: Sink | None = None, handle_sigint: bool = False,
-                   interrupt: anyio.Event | None = None) -> AsyncIterator["Session"]:
+                   interrupt: anyio.Event | None = None,
+                   prepare: Callable[[], Awaitable[None]] | None = None,
+                   ) -> AsyncIterator["Session"]:
+        """``prepare`` runs after the models answered their preflight and before the run record
+        starts (ask opens its corpus there: a bad corpus is a usage error, not a recorded run),
+        inside the scan control, so Ctrl-C stops it at its next checkpoint."""
         own = model is None
         sub = rec = reset = None
         error: BaseException | None = None
+        s = cls(opts, None, None, on_event)  # budget, scope and events exist from the start
+        pre = anyio.CancelScope()
+
+        def on_interrupt() -> None:  # in the loop, after the first Ctrl-C
+            s.budget.interrupted = True
+            pre.cancel()
+            s.scope.cancel()
+
         try:
-            if model is None:
-                model = _resolve(opts.model, opts)
-            if opts.sub_model:
-                sub = _resolve(opts.sub_model, opts)
-            # redaction wraps the cache, so the cache only ever sees redacted prompts
-            policy = redact_model.decide([model, sub], opts.redact, opts.redact_report)
-            s = cls(opts, policy.wrap(model), policy.wrap(sub), on_event)
-            s.redaction = policy
-            rec = store.record_run(s, path, question, opts)  # checks opts.resume
-            if rec is not None and policy.report:
-                rec.mask = policy.redactor.mask_data  # --redact-report: events and report masked
-            reset = on_rejected.set(lambda d: s.emit(Rejected(**d)))  # raw rejected replies
-            async with anyio.create_task_group() as tg:
-                if handle_sigint:
-                    watch_sigint(s.budget, s.scope, tg)
-                if interrupt is not None:
-                    watch_event(s.budget, s.scope, tg, interrupt)
-                yield s
-                tg.cancel_scope.cancel()
+            with scanctl.controlled(on_interrupt, handle_sigint=handle_sigint,
+                                    on_progress=lambda w, d, t: s.emit(Scan(w, d, t))):
+                if model is None:
+                    model = _resolve(opts.model, opts)
+                if opts.sub_model:
+                    sub = _resolve(opts.sub_model, opts)
+                if own and not opts.dry_run:  # the server first, then the (maybe huge) corpus
+                    with pre:
+                        await check_endpoints(model)
+                        if sub is not None:
+                            await check_endpoints(sub)
+                    scanctl.checkpoint()
+                if prepare is not None:
+                    await prepare()
+                # redaction wraps the cache, so the cache only ever sees redacted prompts
+                s.redaction = policy = redact_model.decide([model, sub], opts.redact,
+                                                           opts.redact_report)
+                s.model, s.sub = policy.wrap(model), policy.wrap(sub or model)
+                rec = store.record_run(s, path, question, opts)  # checks opts.resume
+                if rec is not None and policy.report:
+                    rec.mask = policy.redactor.mask_data  # --redact-report: events, report masked
+                reset = on_rejected.set(lambda d: s.emit(Rejected(**d)))  # raw rejected replies
+                async with anyio.create_task_group() as tg:
+                    if interrupt is not None:  # an MCP client cancelled its request
+                        watch_event(s.budget, s.scope, tg, interrupt)
+                    yield s
+                    tg.cancel_scope.cancel()
         except BaseException as e:
             error = e
             raise
@@ -100,7 +124,7 @@ class Session:
             if reset is not None:
                 on_rejected.reset(reset)
             if rec is not None:
-                rec.close(None if error else s.report, error or sys.exc_info()[1])
+                rec.close(None if error else s.report, error)
             if own and model is not None:
                 await model.aclose()
             if sub is not None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from rlm import evidence, recipe
+from rlm import interrupt as scanctl
 from rlm.corpus.index import Chunk
 from rlm.corpus.lines import MAX_LINE_CHARS
 from rlm.corpus.open import Corpus
@@ -16,7 +17,7 @@ from rlm.engine.mapper import Outcome, map_items
 from rlm.models.base import Limits
 from rlm.models.profile import is_code_only
 from rlm.run.events import UnitDone
-from rlm.run.ledger import Ledger, Unit, failed_unit
+from rlm.run.ledger import Ledger, Unit, failed_unit, mb
 from rlm.run.session import Session
 from rlm.schemas import Estimate, Finding, ReduceInfo, Source
 from rlm.strategies.gate import Decision
@@ -35,6 +36,7 @@ class Context:
     decision: Decision
     window: int  # material tokens one call may carry
     cpt: float  # chars per token, measured on the corpus
+    result: "Result | None" = None  # the strategy's result as it fills (for an interrupted scan)
 
     @property
     def opts(self):
@@ -66,7 +68,8 @@ class Context:
         pr = self.corpus.probe
         led = Ledger(bytes_total=pr.bytes, lines_total=pr.lines, skipped=self.corpus.skipped,
                      declared=list(pr.notes))
-        return Result(ctx=self, cov=led.cov)
+        self.result = Result(ctx=self, cov=led.cov)
+        return self.result
 
 
 @dataclass
@@ -127,6 +130,22 @@ def code_finding(fid: str, claim: str, src: TextSource, a: int, b: int, verified
     return Finding(id=fid, claim=claim, evidence=text[:4000],
                    source=Source(path=src.display, line_start=a, line_end=b),
                    verified=verified, chunk=chunk, **kw)
+
+
+def scan_interrupted(ctx: Context, res: "Result") -> "Result":
+    """Ctrl-C during the code scan: report how far code got; nothing else was read."""
+    ctl = scanctl.current()
+    what = ctl.what if ctl else "scan"
+    done_b, total = (ctl.done, ctl.total) if ctl else (0, ctx.corpus.probe.bytes)
+    ctx.budget.interrupted = True
+    res.synthesize = False
+    res.cov.bytes_scanned_by_code = done_b
+    of = f" of {mb(total)}" if total else ""
+    res.cov.declared.append(f"the {what} stopped after {mb(done_b)}{of}" if done_b else
+                            f"the {what} stopped before it finished")
+    res.answer_parts.append("Interrupted by Ctrl-C while code was scanning the corpus: no "
+                            "answer yet. Run the command again to finish it.")
+    return res
 
 
 def ranked_by_code(ctx: Context) -> "Result":

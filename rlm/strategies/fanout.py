@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Callable, Iterable, Iterator
 
 from rlm import evidence, recipe
+from rlm import interrupt as scanctl
 from rlm.corpus.index import Chunk, ShownLines, iter_chunks
 from rlm.corpus.lines import MAX_LINE_CHARS
 from rlm.engine.call import call_json
@@ -37,7 +38,8 @@ def _plan(ctx: Context, res: Result, numbered: Callable[[], Iterable[Chunk]],
           max_bytes: int) -> int:
     """Count and estimate the chunks (a first pass that keeps none of them)."""
     total = cut = est_prompt = 0
-    for c in numbered():
+    for c in numbered():  # the counting pass scans the corpus: Ctrl-C stops it
+        scanctl.checkpoint()
         total += 1
         cut += c.cut
         est_prompt += ctx.est_tokens(c.nbytes) + PROMPT_OVERHEAD_TOKENS

@@ -33,7 +33,7 @@ async def run(ctx: Context) -> Result:
         w = (f"a line shape seen {tp.count} time{'s' if tp.count != 1 else ''} in "
              f"{prof.lines:,} lines" + (", error level" if tp.error_level else ""))
         for ln in tp.lines:
-            why_by_line.setdefault(ln, w)
+            why_by_line.setdefault(prof.record_of.get(ln, ln), w)
     groups = group_candidates(src, prof.candidates, why_by_line)
     res.reasons.append(
         f"profile: {prof.templates_total:,} line shapes in {prof.lines:,} lines; "
@@ -52,7 +52,7 @@ async def run(ctx: Context) -> Result:
         res.answer_parts.append(
             f"Code profiled all {prof.lines:,} lines and found {len(prof.candidates)} "
             f"candidate lines in {len(groups)} groups; no model was used.")
-        _findings(ctx, res, src, [Outcome(g) for g in groups])
+        _findings(ctx, res, src, [Outcome(g) for g in groups], prof.record_end)
         return res
 
     def unit(g: Group) -> Unit:
@@ -69,11 +69,12 @@ async def run(ctx: Context) -> Result:
     outs = await map_items(groups, work, key=lambda g: g.id, concurrency=ctx.opts.concurrency,
                            budget=ctx.budget, cancel_scope=ctx.session.scope,
                            on_outcome=lambda o: done(ctx, unit(o.item), o))
-    _findings(ctx, res, src, outs)
+    _findings(ctx, res, src, outs, prof.record_end)
     return res
 
 
-def _findings(ctx: Context, res: Result, src: TextSource, outs: list[Outcome]) -> None:
+def _findings(ctx: Context, res: Result, src: TextSource, outs: list[Outcome],
+              record_end: dict[int, int]) -> None:
     """Code-found groups become findings; the model's label and summary only add words."""
     n = failed = 0
     reason = ""
@@ -97,7 +98,8 @@ def _findings(ctx: Context, res: Result, src: TextSource, outs: list[Outcome]) -
                               else f"no usable model summary ({g.error or 'empty'})")
         for ln in g.lines:
             n += 1
-            res.findings.append(code_finding(f"f{n}", claim, src, ln, ln, True, g.id,
+            end = record_end.get(ln, ln)  # a stack trace stays with its header
+            res.findings.append(code_finding(f"f{n}", claim, src, ln, end, True, g.id,
                                              label=g.label, group=g.id, note=note))
         res.groups.append({"id": g.id, "kind": g.kind, "key": g.key, "why": g.why,
                            "label": g.label, "claim": g.claim, "lines": g.lines})
