@@ -17,26 +17,29 @@ from rlm.corpus.index import Chunk, iter_chunks
 from rlm.engine.call import call_json
 from rlm.engine.mapper import Outcome, map_items
 from rlm.models.base import Limits
+from rlm.run.events import Plan, UnitStarted
 from rlm.schemas import Estimate, Finding, Source
+from rlm.strategies.base import Context, Result, done, unit_of
 
 LINES_PER_CHUNK = MAX_RECORDS - 10  # room under the schema's bound: a full chunk still fits
+RECIPE = "aggregate"
 
 
-def applies(run) -> bool:
+def applies(ctx: Context) -> bool:
     """Counting question, not forced elsewhere, on a path where a model would read the text."""
-    dec = run.decision
-    if dec.forced or not wants(run.q):
+    dec = ctx.decision
+    if dec.forced or ctx.code_only or not wants(ctx.q):
         return False
     if dec.strategy in ("direct", "fanout"):
         return True
     if dec.strategy == "grep":  # quoted labels that are not in the text: infer, then count
-        return not any(search(src, dec.anchors).hit_lines for src in run.corpus.sources)
+        return not any(search(src, dec.anchors).hit_lines for src in ctx.corpus.sources)
     return False
 
 
-def _chunks(run, max_bytes: int) -> Iterator[Chunk]:
+def _chunks(ctx: Context, max_bytes: int) -> Iterator[Chunk]:
     n = 0
-    for src in run.corpus.sources:
+    for src in ctx.corpus.sources:
         ranges = [(a, min(a + LINES_PER_CHUNK - 1, src.line_count))
                   for a in range(1, src.line_count + 1, LINES_PER_CHUNK)]
         for c in iter_chunks(src, max_bytes, line_ranges=ranges):
@@ -45,65 +48,71 @@ def _chunks(run, max_bytes: int) -> Iterator[Chunk]:
             yield c
 
 
-async def run_aggregation(run, scope) -> None:
-    was = run.decision.strategy
-    run.decision.strategy = "fanout"
-    max_bytes = max(256, int(run.window * run.cpt))
-    total = sum(1 for _ in _chunks(run, max_bytes))
-    run.cov.chunks_total = total
-    run.estimate = Estimate(calls=total, prompt_tokens=int(run.corpus.probe.bytes / run.cpt)
+async def run(ctx: Context) -> Result:
+    was = ctx.decision.strategy
+    ctx.decision.strategy = "fanout"
+    res = ctx.new_result()
+    max_bytes = max(256, int(ctx.window * ctx.cpt))
+    total = sum(1 for _ in _chunks(ctx, max_bytes))
+    res.cov.chunks_total = total
+    res.estimate = Estimate(calls=total, prompt_tokens=ctx.est_tokens(ctx.corpus.probe.bytes)
                             + 450 * total)
-    run.decision.reasons.append(
+    res.reasons.append(
         f"counting question ({was} path replaced): the model turns each of {total} chunks of at "
         f"most {LINES_PER_CHUNK} lines into typed records; code checks each record against its "
         "line and computes every number (no model adds anything up)")
-    if run.opts.dry_run:
-        return
-    t = recipe.task("aggregate", "records")
+    if ctx.opts.dry_run:
+        return res
+    t = recipe.task(RECIPE, "records")
     tally = Tally()
     done_chunks: list[tuple[Chunk, bool, set[int]]] = []
 
     async def work(c: Chunk):
-        run.emit("start", {"chunk": c.id})
-        msgs = recipe.messages("aggregate", "records", question=run.q, where=c.describe(),
+        ctx.emit(UnitStarted(c.id, c.path, c.line_start, c.line_end))
+        msgs = recipe.messages(RECIPE, "records", question=ctx.q, where=c.describe(),
                                material=c.numbered_text())
-        res, _ = await call_json(run.sub, msgs, RecordsResult,
-                                 Limits(max_tokens=t["max_tokens"], timeout=run.opts.timeout),
-                                 run.budget)
-        return res
+        out, _ = await call_json(ctx.sub, msgs, RecordsResult,
+                                 Limits(max_tokens=t["max_tokens"], timeout=ctx.opts.timeout),
+                                 ctx.budget)
+        return out
 
-    def done(o: Outcome) -> None:
+    def finished(o: Outcome) -> None:
         c: Chunk = o.item
-        lines_seen: set[int] = set()
+        seen: set[int] = set()
         if o.ok:
-            run._read(c)
-            taken: set[tuple[int, str]] = set()
-            for rec in o.result.records:
-                if (rec.line, rec.item.strip()) in taken:  # the same record twice
-                    continue
-                taken.add((rec.line, rec.item.strip()))
-                text = c.source.lines(rec.line, rec.line)[0] if c.line_start <= rec.line <= c.line_end else ""
-                why = check(rec, text, c.line_start, c.line_end)
-                if why:
-                    tally.rejected.append(f"{c.id}: {why}")
-                    continue
-                lines_seen.add(rec.line)
-                tally.records.append(Counted(rec.item.strip(), rec.line, norm_label(rec.label),
-                                             rec.value, c.path))
+            res.read(c)
+            _take(c, o.result.records, tally, seen)
         else:
-            run._fail(c, o.error)
-        done_chunks.append((c, o.ok, lines_seen))
-        run.emit("chunk", {"ok": o.ok, "chunk": c.id, "path": c.path, "line_start": c.line_start,
-                           "line_end": c.line_end, "error": o.error, "findings": [],
-                           "tokens": run.budget.usage.total_tokens, "calls": run.budget.usage.calls,
-                           "cached_calls": run.budget.usage.cached_calls})
+            res.fail(unit_of(c), o)
+        done_chunks.append((c, o.ok, seen))
+        done(ctx, unit_of(c), o)
 
-    run.emit("plan", {"total": total, "concurrency": run.opts.concurrency})
-    await map_items(_chunks(run, max_bytes), work, key=lambda c: c.id,
-                    concurrency=run.opts.concurrency, budget=run.budget, cancel_scope=scope,
-                    on_outcome=done, keep_results=False)
+    ctx.emit(Plan(total, ctx.opts.concurrency))
+    await map_items(_chunks(ctx, max_bytes), work, key=lambda c: c.id,
+                    concurrency=ctx.opts.concurrency, budget=ctx.budget,
+                    cancel_scope=ctx.session.scope, on_outcome=finished, keep_results=False)
+    res.cov.chunks_failed.sort(key=lambda c: int(c.chunk[1:]))
     _count_unknown(tally, done_chunks)
-    _publish(run, tally)
+    _publish(ctx, res, tally)
+    return res
+
+
+def _take(c: Chunk, records, tally: Tally, seen: set[int]) -> None:
+    """Records that check out against their lines are counted; the others are named."""
+    taken: set[tuple[int, str]] = set()
+    for rec in records:
+        if (rec.line, rec.item.strip()) in taken:  # the same record twice
+            continue
+        taken.add((rec.line, rec.item.strip()))
+        inside = c.line_start <= rec.line <= c.line_end
+        text = c.source.lines(rec.line, rec.line)[0] if inside else ""
+        why = check(rec, text, c.line_start, c.line_end)
+        if why:
+            tally.rejected.append(f"{c.id}: {why}")
+            continue
+        seen.add(rec.line)
+        tally.records.append(Counted(rec.item.strip(), rec.line, norm_label(rec.label),
+                                     rec.value, c.path))
 
 
 def _count_unknown(tally: Tally, done_chunks: list[tuple[Chunk, bool, set[int]]]) -> None:
@@ -124,22 +133,22 @@ def _count_unknown(tally: Tally, done_chunks: list[tuple[Chunk, bool, set[int]]]
                                    f"{len(missing)} item(s) in {c.id} were not extracted")
 
 
-def _publish(run, tally: Tally) -> None:
+def _publish(ctx: Context, res: Result, tally: Tally) -> None:
     tally.records.sort(key=lambda r: (r.path, r.line))  # file order, not completion order
-    text, agg = answer(run.q, tally)
-    run.answer_parts.insert(0, text)
-    run.aggregate = agg
+    text, agg = answer(ctx.q, tally)
+    res.answer_parts.insert(0, text)
+    res.aggregate = agg  # read by rlm.report into Report.aggregate
     if tally.rejected:
-        run.cov.declared.append(f"{len(tally.rejected)} extracted record(s) did not check out "
+        res.cov.declared.append(f"{len(tally.rejected)} extracted record(s) did not check out "
                                 f"against their lines and were not counted (e.g. {tally.rejected[0]})")
     skipped = [w for w in tally.unknown_where if "not extracted" in w]
     if skipped:
-        run.cov.declared.append("the reader skipped items code can see: " + "; ".join(skipped[:5]))
+        res.cov.declared.append("the reader skipped items code can see: " + "; ".join(skipped[:5]))
     counts = tally.counts()
     for k, lab in enumerate(sorted(counts, key=lambda x: (-counts[x], x)), 1):
         first = tally.items(lab)[0]
-        src = next(s for s in run.corpus.sources if s.display == first.path)
-        run.findings.append(Finding(
+        src = next(s for s in ctx.corpus.sources if s.display == first.path)
+        res.findings.append(Finding(
             id=f"f{k}", claim=f"'{lab}': {counts[lab]:,} records counted by code "
                               f"(first: {first.item})",
             evidence=src.lines(first.line, first.line)[0][:4000],

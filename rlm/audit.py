@@ -34,16 +34,20 @@ from rlm.corpus.walk import Module, group_modules
 from rlm.engine.budget import Budget
 from rlm.engine.mapper import Outcome, map_items
 from rlm.errors import UsageError
+from rlm.corpus.lines import MAX_LINE_CHARS
 from rlm.evidence import EvidenceCheck, EvidenceStats, format_evidence_path, parse_evidence_path
 from rlm.models.base import Model
 from rlm.repo_chunks import RepoChunk, chunk_files, chunk_modules, is_doc_file, is_test_file
 from rlm.repo_run import (
-    Candidate, ReadTracker, close_statement, RepoCorpus, call_task, check_pick, est_tokens, files_statement,
+    Candidate, ReadTracker, RepoCorpus, call_task, check_pick, est_tokens, files_statement,
     is_weak_model, new_run_id, pack_candidates, render_candidates, window_chars, with_model,
     words,
 )
 from rlm.repo_run import repetitive as _repetitive
 from rlm.repo_run import sane_claim as _sane_claim
+from rlm.run import ledger
+from rlm.run.events import Plan, UnitDone, to_sink
+from rlm.run.outcomes import Status
 from rlm.schemas import Coverage, Estimate, FailedChunk, GateInfo, Source, UsageInfo
 from rlm.schemas_repo import (
     AuditFinding, AuditInfo, AuditReport, EvidenceCounts, ModuleInfo, RoundInfo,
@@ -79,6 +83,7 @@ class AuditOptions:
     # only what each module is for, and in the lens rounds the lines that code's rules select
     # are the findings; the model only phrases their claims (checked to mention the line).
     weak_model: bool | None = None
+    redact: bool | None = None  # None: RLM_REDACT, config, or on for non-loopback endpoints
 
 
 def parse_lenses(spec: str | None) -> tuple[str, ...]:
@@ -236,7 +241,8 @@ class Rejected:
 class _Audit:
     def __init__(self, corpus: RepoCorpus, opts: AuditOptions, model: Model, budget: Budget,
                  emit: Callable[[str, dict], None]):
-        self.c, self.opts, self.model, self.budget, self.emit = corpus, opts, model, budget, emit
+        self.c, self.opts, self.model, self.budget = corpus, opts, model, budget
+        self.emit = to_sink(emit)  # typed events to the (kind, data) sinks
         self.modules = group_modules(corpus.files, max_files=opts.module_max_files)
         self.module_of = {f.path: m.name for m in self.modules for f in m.files}
         self.max_chars = window_chars(model, opts.usable_fraction, opts.chunk_chars)
@@ -246,7 +252,8 @@ class _Audit:
         self.rejected: list[Rejected] = []
         self.read = ReadTracker()
         self.parts_needed: dict[str, list[tuple[int, int]]] = {}
-        self.failed_chunks: dict[str, FailedChunk] = {}  # parts of the module map not read
+        # parts of the module map not read: one entry per file (path, line range) of the call
+        self.failed_chunks: dict[str, list[FailedChunk]] = {}
         self.other_failed: list[FailedChunk] = []  # lens, recheck and one-file calls that failed
         self.retried: set[str] = set()
         self.lenses_run: set[str] = set()
@@ -286,7 +293,7 @@ class _Audit:
             jobs.append(self.module_job(ch))
         cut = sum(ch.cut_lines for ch in chunks)
         if cut:
-            self.declared.append(f"{cut} over-long lines were shown cut at 400 characters")
+            self.declared.append(f"{cut} over-long lines were shown cut at {MAX_LINE_CHARS} characters")
         return jobs
 
     def lens_jobs(self, lens: str) -> list[Job]:
@@ -375,8 +382,8 @@ class _Audit:
         jobs: list[Job] = []
         work: list[str] = []
         # files never read: their round-1 calls failed (not for the budget) — once more
-        retry = [fc for cid, fc in self.failed_chunks.items()
-                 if cid not in self.retried and not fc.reason.startswith(("not run", "interrupted"))]
+        retry = [fcs[0] for cid, fcs in self.failed_chunks.items()
+                 if cid not in self.retried and fcs[0].status == Status.FAILED.value]
         for fc in retry:
             self.retried.add(fc.chunk)
             ch = self._chunk_by_id.get(fc.chunk)
@@ -539,7 +546,7 @@ class _Audit:
     async def run_round(self, rnd: int, jobs: list[Job], scope) -> RoundInfo:
         info = RoundInfo(round=rnd, calls=0)
         before = len(self.findings)
-        self.emit("plan", {"total": len(jobs)})
+        self.emit(Plan(len(jobs), self.opts.concurrency))
 
         async def work(j: Job):
             return await call_task(self.model, RECIPE, j.task, self.budget, self.opts.timeout,
@@ -551,35 +558,22 @@ class _Audit:
             if not o.ok:
                 self.calls_failed += 1
                 info.failed += 1
-                if (o.error or "").startswith(("not run", "interrupted")):
+                if not o.status.ran_and_failed:  # the budget or Ctrl-C kept it from running
                     self.budget_hit = True
                 reason = o.error or "failed"
-                if j.kind == "module":
-                    ch = j.chunk
-                    p = ch.parts[0]
-                    fc = FailedChunk(
-                        chunk=j.id, path=p.path if len(ch.parts) == 1 else f"{ch.module}/ ({len(ch.parts)} files)",
-                        line_start=p.start if len(ch.parts) == 1 else 0,
-                        line_end=p.end if len(ch.parts) == 1 else 0, reason=reason)
-                else:
-                    paths = list(dict.fromkeys(c.path for c in j.cands))
-                    first = [c.line for c in j.cands if c.path == paths[0]] if paths else [0]
-                    fc = FailedChunk(chunk=j.id, path=paths[0] if len(paths) == 1 else
-                                     f"{len(paths)} files ({j.kind} {j.lens})",
-                                     line_start=min(first) if len(paths) == 1 else 0,
-                                     line_end=max(first) if len(paths) == 1 else 0, reason=reason)
+                fcs = ledger.failed_parts(j.id, self._parts(j), o.status, reason)
                 if j.kind == "module" and j.id.startswith("c"):  # a part of the module map
                     retry_of = (j.origin or {}).get("retry_of")
                     if retry_of:
                         self.failed_chunks.pop(retry_of, None)
                         self.retried.add(j.id)
-                    self.failed_chunks[j.id] = fc
+                    self.failed_chunks[j.id] = fcs
                     self._chunk_by_id.setdefault(j.id, j.chunk)
                 else:  # an extra dig (lens, recheck, one-file re-read): the files were read
-                    self.other_failed.append(fc)
-                    if j.kind == "phrase" and not reason.startswith(("not run", "interrupted")):
+                    self.other_failed.extend(fcs)
+                    if j.kind == "phrase" and o.status.ran_and_failed:
                         self.phrased(j, None, rnd)
-                self.emit("chunk", {"ok": False, "tokens": self.budget.usage.total_tokens})
+                self._done(j, o)
                 return
             self.chunks_ok += 1
             res = o.result
@@ -608,12 +602,22 @@ class _Audit:
                     self.read.add(c.path, c.line, c.line)
                 for pk in res.picks:
                     self.picked(j, pk, rnd)
-            self.emit("chunk", {"ok": True, "tokens": self.budget.usage.total_tokens})
+            self._done(j, o)
 
         await map_items(jobs, work, key=lambda j: j.id, concurrency=self.opts.concurrency,
                         budget=self.budget, on_outcome=done, cancel_scope=scope)
         info.new = len(self.findings) - before
         return info
+
+    def _parts(self, j: Job) -> list[tuple[str, int, int]]:
+        """The files and line ranges a job showed the model."""
+        if j.chunk is not None:
+            return [(p.path, p.start, p.end) for p in j.chunk.parts]
+        return ledger.ranges_of((c.path, c.line) for c in j.cands)
+
+    def _done(self, j: Job, o: Outcome) -> None:
+        u = self.budget.usage
+        self.emit(UnitDone.of(ledger.unit_of(j.id, self._parts(j)), o.status, o.reason, u))
 
     async def execute(self, scope) -> None:
         self._chunk_by_id: dict[str, RepoChunk] = {}
@@ -698,8 +702,8 @@ class _Audit:
         read_files = {f.path for f in c.files if self.read.covers(f.path, len(c.lines(f.path)))
                       and f.path in self.parts_needed}
         failed_files = set()
-        for fc in self.failed_chunks.values():
-            ch = self._chunk_by_id.get(fc.chunk)
+        for cid in self.failed_chunks:
+            ch = self._chunk_by_id.get(cid)
             if ch is not None:
                 failed_files.update(p.path for p in ch.parts)
         failed_files -= read_files
@@ -708,32 +712,30 @@ class _Audit:
         fcov = c.file_coverage(read_files, failed_files)
         cov = Coverage(
             chunks_total=self.chunks_total, chunks_ok=self.chunks_ok,
-            chunks_failed=list(self.failed_chunks.values()) + self.other_failed,
+            chunks_failed=[fc for fcs in self.failed_chunks.values() for fc in fcs]
+            + self.other_failed,
             bytes_total=c.walk.total_bytes,
             lines_total=c.walk.total_lines, skipped=fcov.skipped_files, declared=list(self.declared))
         cov.lines_read_by_model = self.read.total_lines()
         cov.bytes_read_by_model = self.read.total_bytes(c)
         cov.bytes_scanned_by_code = c.walk.total_bytes  # every kept file is scanned for candidates
         cov.lines_scanned_by_code = c.walk.total_lines
-        unread_text = fcov.failed + fcov.scanned_by_code
-        cov.complete = not self.opts.dry_run and not cov.chunks_failed and unread_text == 0 \
-            and not self.budget_hit and not cov.skipped_incomplete()
+        if not self.opts.dry_run:
+            if fcov.scanned_by_code:  # an audit reads every file; mine needs only what it scoped
+                cov.gaps.append(f"{fcov.scanned_by_code} file(s) were only scanned by code, "
+                                "never read by the model")
+            if self.stopped == "budget":
+                cov.gaps.append(f"the rounds stopped early ({self.stop_reason})")
+        cov.interrupted = self.budget.interrupted
         u = self.budget.usage
-        parts = [files_statement(fcov),
-                 f"The model read {cov.lines_read_by_model:,} of {c.walk.total_lines:,} lines in "
-                 f"{self.chunks_ok} of {self.chunks_total} calls; code scanned every kept file for "
-                 "candidate lines."]
-        if self.failed_chunks:
-            parts.append(f"{len(self.failed_chunks)} part(s) failed and were not read: " + "; ".join(
-                f"{x.chunk} {x.path}" + (f":{x.line_start}-{x.line_end}" if x.line_start else "")
-                + f" ({x.reason})" for x in list(self.failed_chunks.values())[:10]) + ".")
+        body = [files_statement(fcov),
+                f"The model read {cov.lines_read_by_model:,} of {c.walk.total_lines:,} lines in "
+                f"{self.chunks_ok} of {self.chunks_total} calls; code scanned every kept file for "
+                "candidate lines."]
         if self.other_failed:
-            parts.append(f"{len(self.other_failed)} digging call(s) failed (their files had been "
-                         "read in the module map): " + "; ".join(
-                             f"{x.chunk} {x.path} ({x.reason})" for x in self.other_failed[:10]) + ".")
-        for d in self.declared:
-            parts.append(f"Note: {d}.")
-        cov.statement = close_statement(parts, cov.complete, self.opts.dry_run, "the audit")
+            body.append(f"{len({x.chunk for x in self.other_failed})} of the failed calls were digging calls: their "
+                        "files had been read in the module map.")
+        ledger.close(cov, body, what="the audit", dry_run=self.opts.dry_run)
 
         info = AuditInfo(lenses=list(self.opts.lenses), modules=self.module_infos(),
                          rounds=self.rounds, stopped=self.stopped, stop_reason=self.stop_reason,
@@ -775,6 +777,7 @@ class _Audit:
                     f"{self.stats.verified} verified, {self.stats.corrected} corrected, "
                     f"{self.stats.rejected} rejected."),
             findings=self.findings + rejected, coverage=cov, audit=info, files=fcov,
+            evidence=info.evidence,
             usage=UsageInfo(calls=u.calls, prompt_tokens=u.prompt_tokens,
                             completion_tokens=u.completion_tokens, cached_calls=u.cached_calls,
                             wall_s=round(time.monotonic() - t0, 3)),

@@ -9,19 +9,91 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import List, Optional
 
 import orjson
 import typer
 from rich.console import Console
 
 from rlm.errors import RlmError
+from rlm.run.ledger import exit_code
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Answer questions about corpora far larger than a model's context window, "
                        "with honest coverage.")
 fixture_app = typer.Typer(no_args_is_help=True, help="Write deterministic corpora with answer keys.")
 app.add_typer(fixture_app, name="fixture")
+config_app = typer.Typer(no_args_is_help=True, help="The user config file: which model to use.")
+app.add_typer(config_app, name="config")
+
+
+def _version(value: bool) -> None:
+    if value:
+        from rlm.models.discover import version_line
+
+        Console(highlight=False, soft_wrap=True).print(version_line(), markup=False)
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                       help="the version and the model a run would use")) -> None:
+    """Answer questions about corpora far larger than a model's context window."""
+
+
+@app.command("models")
+def models_cmd(json_out: bool = typer.Option(False, "--json", help="print JSON on stdout")) -> None:
+    """What is configured, whether the local extra is installed, which local servers answer
+    (listed only: nothing is sent to them)."""
+    from rlm.models import discover
+
+    def go():
+        servers = discover.local_servers()
+        if json_out:
+            from dataclasses import asdict
+
+            from rlm.models.registry import choose, local_extra_installed
+
+            ch = choose()
+            return orjson.dumps({"would_use": discover.choice_line(ch), "spec": ch.spec,
+                                 "source": ch.source, "local_extra": local_extra_installed(),
+                                 "servers": [asdict(s) for s in servers]},
+                                option=orjson.OPT_INDENT_2).decode()
+        return discover.models_text(servers)
+
+    Console(highlight=False, soft_wrap=True).print(_run(go), markup=False)
+
+
+@config_app.command("set")
+def config_set(key: str = typer.Argument(..., help="model | base_url | sub_model"),
+               value: str = typer.Argument(...)) -> None:
+    """Save a setting (e.g. `rlm config set model none`)."""
+    from rlm.models import config
+
+    p = _run(lambda: config.set_value(key, value))
+    err.print(f"{key} = {value} (in {p})", markup=False, highlight=False)
+
+
+@config_app.command("unset")
+def config_unset(key: str = typer.Argument(...)) -> None:
+    """Remove a setting."""
+    from rlm.models import config
+
+    _run(lambda: config.unset(key))
+
+
+@config_app.command("show")
+def config_show() -> None:
+    """The saved settings and the model a run would use."""
+    from rlm.models import config, discover, registry
+
+    def go():
+        cfg = config.load()
+        rows = [f"{k} = {v}" for k, v in sorted(cfg.items())] or ["(no settings)"]
+        return "\n".join([f"# {config.config_path()}", *rows,
+                          f"would use: {discover.choice_line(registry.choose())}"])
+
+    Console(highlight=False, soft_wrap=True).print(_run(go), markup=False)
 
 err = Console(stderr=True, highlight=False)
 
@@ -77,7 +149,13 @@ ModelOpt = typer.Option(None, "--model", "-m", help="none | local | openai:NAME 
                         "--base-url). Env RLM_MODEL, then `rlm config set model`. Default: none "
                         "(code finds and writes the answer).")
 BaseUrlOpt = typer.Option(None, "--base-url", help="OpenAI-compatible server, e.g. "
-                          "http://127.0.0.1:8080/v1 (vLLM, llama.cpp, Ollama). Env RLM_BASE_URL.")
+                          "http://127.0.0.1:8080/v1 (vLLM, llama.cpp, Ollama); repeat it or give a "
+                          "comma list for replicas of one model. Env RLM_BASE_URL.")
+
+
+def _urls(values: Optional[List[str]]) -> Optional[str]:
+    """Repeated --base-url values as one comma list (split again by the model registry)."""
+    return ",".join(values) if values else None
 ConcOpt = typer.Option(4, "--concurrency", "-c", min=1, max=512, help="sub-calls in flight")
 MaxTokOpt = typer.Option(None, "--max-tokens", min=1, help="token budget for the whole run")
 MaxCallsOpt = typer.Option(None, "--max-calls", min=1, help="call budget for the whole run")
@@ -86,6 +164,11 @@ JsonOpt = typer.Option(False, "--json", help="print the JSON report on stdout")
 OutOpt = typer.Option(None, "--out", "-o", help="also write the Markdown report to FILE")
 DryOpt = typer.Option(False, "--dry-run", help="probe, gate and estimate; no model call")
 QuietOpt = typer.Option(False, "--quiet", "-q", help="no progress on stderr")
+RedactOpt = typer.Option(None, "--redact/--no-redact", help="replace secrets and personal data in "
+                         "every prompt by placeholders (default: on unless every model endpoint "
+                         "is on loopback or in-process; RLM_REDACT, config key redact)")
+RedactReportOpt = typer.Option(False, "--redact-report", help="also mask the local report, the run "
+                               "record and the call cache (implies --redact)")
 NoCacheOpt = typer.Option(False, "--no-cache", help="make fresh model calls instead of answering "
                           "from the call cache (answers are still stored, so --resume works)")
 
@@ -95,7 +178,7 @@ def ask(
     path: str = typer.Argument(..., help="a file, a folder, or - for stdin (.gz is read decompressed)"),
     question: str = typer.Argument(..., help="the question"),
     model: Optional[str] = ModelOpt,
-    base_url: Optional[str] = BaseUrlOpt,
+    base_url: Optional[List[str]] = BaseUrlOpt,
     sub_model: Optional[str] = typer.Option(None, "--sub-model", help="model for the fan-out's "
                                             "sub-calls (same server); --model synthesises"),
     concurrency: int = ConcOpt,
@@ -111,15 +194,17 @@ def ask(
     resume: Optional[str] = typer.Option(None, "--resume", metavar="RUN", help="reuse the answered "
                                          "calls of run RUN (id, unique prefix, or 'last'): only its "
                                          "failed or unfinished chunks call the model"),
+    redact: Optional[bool] = RedactOpt,
+    redact_report: bool = RedactReportOpt,
 ) -> None:
     """Ask a question about a big file or folder."""
     from rlm.api import AskOptions, ask_async
     from rlm.progress import Progress
 
-    opts = AskOptions(model=model, base_url=base_url, sub_model=sub_model, concurrency=concurrency,
+    opts = AskOptions(model=model, base_url=_urls(base_url), sub_model=sub_model, concurrency=concurrency,
                       max_tokens=max_tokens, max_calls=max_calls, timeout=timeout,
                       strategy=strategy, dry_run=dry_run, no_cache=no_cache, resume=resume,
-                      argv=_argv(path, question))
+                      argv=_argv(path, question), redact=redact, redact_report=redact_report)
 
     def go():
         import anyio
@@ -147,9 +232,7 @@ def _emit(report, json_out: bool, out: Optional[Path], quiet: bool) -> None:
                                              option=orjson.OPT_INDENT_2) + b"\n")
     else:
         Console(highlight=False, soft_wrap=True).print(md, markup=False)
-    if report.dry_run:
-        raise typer.Exit(EXIT_OK)
-    raise typer.Exit(EXIT_OK if report.coverage.complete else EXIT_INCOMPLETE)
+    raise typer.Exit(exit_code(report.coverage, report.dry_run))
 
 
 # ------------------------------------------------------------------ run history (rlm/store.py)
@@ -368,9 +451,7 @@ def _emit_repo(report, markdown_fn, repo: str, json_out: bool, out: Optional[Pat
                                              option=orjson.OPT_INDENT_2) + b"\n")
     else:
         Console(highlight=False, soft_wrap=True).print(markdown_fn(report, repo), markup=False)
-    if report.dry_run:
-        raise typer.Exit(EXIT_OK)
-    raise typer.Exit(EXIT_OK if report.coverage.complete else EXIT_INCOMPLETE)
+    raise typer.Exit(exit_code(report.coverage, report.dry_run))
 
 
 @app.command("audit")
@@ -380,7 +461,7 @@ def audit_cmd(
                                        "structure,risks,tests (default: all three)"),
     max_rounds: int = typer.Option(6, "--max-rounds", min=1, max=50, help="at most this many rounds"),
     model: Optional[str] = ModelOpt,
-    base_url: Optional[str] = BaseUrlOpt,
+    base_url: Optional[List[str]] = BaseUrlOpt,
     concurrency: int = ConcOpt,
     max_tokens: Optional[int] = MaxTokOpt,
     max_calls: Optional[int] = MaxCallsOpt,
@@ -389,6 +470,7 @@ def audit_cmd(
     out: Optional[Path] = OutOpt,
     dry_run: bool = DryOpt,
     quiet: bool = QuietOpt,
+    redact: Optional[bool] = RedactOpt,
     no_cache: bool = NoCacheOpt,
 ) -> None:
     """Audit a repository: module map, findings with checked path:line evidence, ranked risks.
@@ -400,10 +482,10 @@ def audit_cmd(
     def go():
         import anyio
 
-        opts = AuditOptions(model=model, base_url=base_url, concurrency=concurrency,
+        opts = AuditOptions(model=model, base_url=_urls(base_url), concurrency=concurrency,
                             max_tokens=max_tokens, max_calls=max_calls, timeout=timeout,
                             lenses=parse_lenses(lens), max_rounds=max_rounds, dry_run=dry_run,
-                            no_cache=no_cache)
+                            no_cache=no_cache, redact=redact)
         prog = Progress(enabled=not quiet and sys.stderr.isatty())
         with prog:
             return anyio.run(lambda: audit_async(repo, opts, on_event=prog.event,
@@ -418,7 +500,7 @@ def mine_cmd(
     repo: str = typer.Argument(..., help="the repository folder"),
     questions: list[str] = typer.Argument(..., help="one or more questions"),
     model: Optional[str] = ModelOpt,
-    base_url: Optional[str] = BaseUrlOpt,
+    base_url: Optional[List[str]] = BaseUrlOpt,
     concurrency: int = ConcOpt,
     max_tokens: Optional[int] = MaxTokOpt,
     max_calls: Optional[int] = MaxCallsOpt,
@@ -427,6 +509,7 @@ def mine_cmd(
     out: Optional[Path] = OutOpt,
     dry_run: bool = DryOpt,
     quiet: bool = QuietOpt,
+    redact: Optional[bool] = RedactOpt,
     no_cache: bool = NoCacheOpt,
 ) -> None:
     """Mine requirements: facts per question, verified in code or marked inferred.
@@ -438,9 +521,9 @@ def mine_cmd(
     def go():
         import anyio
 
-        opts = MineOptions(model=model, base_url=base_url, concurrency=concurrency,
+        opts = MineOptions(model=model, base_url=_urls(base_url), concurrency=concurrency,
                            max_tokens=max_tokens, max_calls=max_calls, timeout=timeout,
-                           dry_run=dry_run, no_cache=no_cache)
+                           dry_run=dry_run, no_cache=no_cache, redact=redact)
         prog = Progress(enabled=not quiet and sys.stderr.isatty())
         with prog:
             return anyio.run(lambda: mine_async(repo, questions, opts, on_event=prog.event,
@@ -484,7 +567,7 @@ def mcp_cmd(
 @app.command("calibrate")
 def calibrate_cmd(
     model: Optional[str] = ModelOpt,
-    base_url: Optional[str] = BaseUrlOpt,
+    base_url: Optional[List[str]] = BaseUrlOpt,
     levels: Optional[str] = typer.Option(None, "--levels", help="fill levels as shares of the "
                                          "context, comma-separated (default 0.1,0.25,...,0.97)"),
     reps: Optional[int] = typer.Option(None, "--reps", min=1, help="repetitions per level and task "
@@ -520,7 +603,7 @@ def calibrate_cmd(
         _fail(f"--plot writes SVG: give a path ending in .svg, got {str(plot)!r}", EXIT_USAGE)
 
     def go():
-        m = resolve_model(model, base_url, timeout=timeout)
+        m = resolve_model(model, _urls(base_url), timeout=timeout)
         err.print(f"calibrating {m.name} (context {m.context_tokens:,} tokens): "
                   f"{len(lv)} levels x 2 tasks x {n_reps} repetition(s) = {len(lv) * 2 * n_reps} calls")
         done = [0]

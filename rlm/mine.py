@@ -35,10 +35,12 @@ from rlm.evidence import EvidenceStats
 from rlm.models.base import Model
 from rlm.repo_chunks import block_end, is_doc_file, is_test_file
 from rlm.repo_run import (
-    STOPWORDS, Candidate, ReadTracker, close_statement, RepoCorpus, call_task, check_pick, est_tokens,
+    STOPWORDS, Candidate, ReadTracker, RepoCorpus, call_task, check_pick, est_tokens,
     files_statement, is_weak_model, new_run_id, pack_candidates, render_candidates, sane_claim,
     window_chars, with_model,
 )
+from rlm.run import ledger
+from rlm.run.events import Plan, UnitDone, to_sink
 from rlm.schemas import Coverage, Estimate, FailedChunk, Finding, GateInfo, Source, UsageInfo
 from rlm.schemas_repo import EvidenceCounts, Fact, MineReport, QuestionResult
 
@@ -77,6 +79,7 @@ class MineOptions:
     chunk_chars: int | None = None
     one_call_max_files: int = ONE_CALL_MAX_FILES
     weak_model: bool | None = None  # None: the embedded model is weak (its claims are checked)
+    redact: bool | None = None  # None: RLM_REDACT, config, or on for non-loopback endpoints
 
 
 # ------------------------------------------------------------------------------ keywords
@@ -327,8 +330,9 @@ class _Call:
 class _Mine:
     def __init__(self, corpus: RepoCorpus, questions: list[str], opts: MineOptions, model: Model,
                  budget: Budget, emit: Callable[[str, dict], None]):
-        self.c, self.qs, self.opts, self.model, self.budget, self.emit = (
-            corpus, questions, opts, model, budget, emit)
+        self.c, self.qs, self.opts, self.model, self.budget = (
+            corpus, questions, opts, model, budget)
+        self.emit = to_sink(emit)  # typed events to the (kind, data) sinks
         self.max_chars = window_chars(model, opts.usable_fraction, opts.chunk_chars)
         self.stats = EvidenceStats()
         self.read = ReadTracker()
@@ -361,7 +365,7 @@ class _Mine:
                 self.calls.append(_Call(f"q{qi + 1}-{n:04d}", qi, g, mapping, text))
 
     async def run(self, scope) -> None:
-        self.emit("plan", {"total": len(self.calls)})
+        self.emit(Plan(len(self.calls), self.opts.concurrency))
 
         async def work(call: _Call):
             sc = self.scopes[call.q]
@@ -375,10 +379,10 @@ class _Mine:
                 r.failed.append(f"{call.id}: {o.error}")
                 paths = list(dict.fromkeys(c.path for c in call.cands))
                 self.failed_paths.update(paths)
-                self.failed.append(FailedChunk(chunk=call.id, path=paths[0] if len(paths) == 1
-                                               else f"{len(paths)} files", line_start=0,
-                                               line_end=0, reason=o.error or "failed"))
-                self.emit("chunk", {"ok": False, "tokens": self.budget.usage.total_tokens})
+                self.failed.extend(ledger.failed_parts(
+                    call.id, ledger.ranges_of((c.path, c.line) for c in call.cands), o.status,
+                    o.error))
+                self._done(call, o)
                 return
             self.chunks_ok += 1
             for c in call.cands:
@@ -412,10 +416,14 @@ class _Mine:
                 elif basis == "names":
                     fact.note = "rests on a name (an import or a signature), not on what the code does"
                 (r.verified if fact.confidence == "verified" else r.inferred).append(fact)
-            self.emit("chunk", {"ok": True, "tokens": self.budget.usage.total_tokens})
+            self._done(call, o)
 
         await map_items(self.calls, work, key=lambda c: c.id, concurrency=self.opts.concurrency,
                         budget=self.budget, on_outcome=done, cancel_scope=scope)
+
+    def _done(self, call: "_Call", o: Outcome) -> None:
+        unit = ledger.unit_of(call.id, ledger.ranges_of((c.path, c.line) for c in call.cands))
+        self.emit(UnitDone.of(unit, o.status, o.reason, self.budget.usage))
 
     def report(self, t0: float, run_id: str) -> MineReport:
         c = self.c
@@ -432,21 +440,16 @@ class _Mine:
                        lines_scanned_by_code=c.walk.total_lines)
         cov.lines_read_by_model = self.read.total_lines()
         cov.bytes_read_by_model = self.read.total_bytes(c)
-        cov.complete = (not self.opts.dry_run and not self.failed and not self.budget.interrupted
-                        and not cov.skipped_incomplete())
-        parts = [files_statement(fcov),
-                 f"Code searched all {c.walk.total_lines:,} lines of the kept files; the model read "
-                 f"{cov.lines_read_by_model:,} candidate lines in {self.chunks_ok} of "
-                 f"{len(self.calls)} call(s)."]
-        if self.failed:
-            parts.append(f"{len(self.failed)} call(s) failed: " + "; ".join(
-                f"{x.chunk} ({x.reason})" for x in self.failed[:10]) + ".")
+        cov.interrupted = self.budget.interrupted
+        body = [files_statement(fcov),
+                f"Code searched all {c.walk.total_lines:,} lines of the kept files; the model read "
+                f"{cov.lines_read_by_model:,} candidate lines in {self.chunks_ok} of "
+                f"{len(self.calls)} call(s)."]
         cuts = [s for s in self.scopes if s.cut_files]
         if cuts:
             cov.declared.append(f"{len(cuts)} question(s) matched more than {MAX_RELEVANT_FILES} "
                                 "files; the lowest-ranked were only scanned by code")
-            parts.append(f"Note: {cov.declared[-1]}.")
-        cov.statement = close_statement(parts, cov.complete, self.opts.dry_run, "answers")
+        ledger.close(cov, body, what="answers", dry_run=self.opts.dry_run)
         findings: list[Finding] = []
         k = 0
         for qi, r in enumerate(self.results, 1):

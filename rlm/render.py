@@ -81,4 +81,8 @@ def report_markdown(rep: Report) -> str:
     tail = (f"Usage: {u.calls} call(s), {u.prompt_tokens:,} prompt + {u.completion_tokens:,} "
             f"completion tokens, {u.cached_calls} cached, {u.wall_s:.1f}s. Model: {rep.model}. "
             f"Run: {rep.run_id}.")
+    if u.endpoints:
+        tail += " Endpoints: " + "; ".join(
+            f"{e['url']} {e['calls']} call(s)" + (f", {e['failures']} failed over" if e["failures"] else "")
+            for e in u.endpoints) + "."
     return "\n\n".join(head + ["## Answer", rep.answer, tail])

@@ -113,6 +113,7 @@ class Finding(BaseModel):
     label: str | None = None
     group: str | None = None  # findings sharing an identifier (e.g. one session id)
     note: str | None = None  # why unverified, or how the range was corrected
+    rules: list[str] | None = None  # which code rules picked the line (profile candidates)
 
 
 class CorpusInfo(BaseModel):
@@ -139,7 +140,8 @@ class FailedChunk(BaseModel):
     path: str
     line_start: int
     line_end: int
-    reason: str
+    reason: str  # for people; code reads `status`
+    status: Literal["failed", "not_run", "interrupted"] = "failed"
 
 
 class Coverage(BaseModel):
@@ -154,12 +156,22 @@ class Coverage(BaseModel):
     lines_read_by_model: int = 0
     skipped: list[dict] = Field(default_factory=list)  # files skipped (binary, unreadable, ...)
     declared: list[str] = Field(default_factory=list)  # cuts and decodings the user must know
+    gaps: list[str] = Field(default_factory=list)  # what was needed and not read (incomplete)
+    interrupted: bool = False  # Ctrl-C: what finished is reported
     complete: bool = True
     statement: str = ""
 
     def skipped_incomplete(self) -> bool:
         """Skipped files that hold text we should have read (not binaries we refuse by design)."""
         return any(x.get("incomplete") for x in self.skipped)
+
+
+class EvidenceCounts(BaseModel):
+    """How the citations of a run fared in rlm.evidence: the same counts in every report."""
+
+    verified: int = 0
+    corrected: int = 0
+    rejected: int = 0
 
 
 class ReduceInfo(BaseModel):
@@ -175,6 +187,19 @@ class UsageInfo(BaseModel):
     completion_tokens: int = 0
     cached_calls: int = 0
     wall_s: float = 0.0
+    # several --base-url replicas: {url, calls, failures, prompt_tokens, completion_tokens, last_error}
+    endpoints: list[dict] = Field(default_factory=list)
+
+
+class RedactionInfo(BaseModel):
+    """What was replaced by placeholders before prompts left this machine (rlm.redact)."""
+
+    enabled: bool = False
+    why: str = ""
+    report_masked: bool = False  # --redact-report: this report and the run record are masked
+    values: int = 0  # distinct values replaced
+    prompts: int = 0  # distinct prompts that had at least one value replaced
+    kinds: dict[str, int] = Field(default_factory=dict)  # SECRET, EMAIL, CARD, IBAN, PHONE, IP
 
 
 class Report(BaseModel):
@@ -182,16 +207,18 @@ class Report(BaseModel):
     command: str
     question: str
     corpus: CorpusInfo
-    strategy: Literal["direct", "grep", "profile", "fanout"]
+    strategy: Literal["direct", "grep", "profile", "fanout", "none"]  # none: stopped before the gate
     gate: GateInfo
     answer: str = ""
     findings: list[Finding] = Field(default_factory=list)
     groups: list[dict] = Field(default_factory=list)
     coverage: Coverage = Field(default_factory=Coverage)
+    evidence: EvidenceCounts = Field(default_factory=EvidenceCounts)
     reduce: ReduceInfo = Field(default_factory=ReduceInfo)
     usage: UsageInfo = Field(default_factory=UsageInfo)
     model: str = ""
     tier: str = ""  # none | served | local | sampling (rlm.models.profile)
     run_id: str = ""
     dry_run: bool = False
+    redaction: RedactionInfo = Field(default_factory=RedactionInfo)
     aggregate: dict | None = None  # counting questions: counts and the items behind each number

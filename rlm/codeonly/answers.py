@@ -1,7 +1,8 @@
 """The pipeline's code-only hooks: what a run does when no model reads, or a wording call fails.
 
-Each function takes the run state (duck-typed: corpus, q, decision, cov, findings, groups,
-answer_parts, estimate) so that the strategies need one call site each:
+Each function takes a strategy's result (rlm.strategies.base.Result: corpus, q, decision and
+its own cov, findings, groups, answer_parts, estimate, reasons) so that the strategies need one
+call site each:
 
 - adjust_decision: with no model, prefer what code can answer completely (grep on anchors,
   profile on an open question about a log) over a direct read nobody would do.
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 from rlm.codeonly.rank import rank_passages
 from rlm.codeonly.timeline import grep_timeline
-from rlm.gate import Decision, is_open_question
+from rlm.strategies.gate import Decision, is_open_question
 from rlm.schemas import Coverage, Estimate, Finding, Source
 
 TOP_PASSAGES = 5
@@ -48,7 +49,7 @@ def answer_grep(run, hits) -> None:
 
 
 def add_hit_findings(run, hits, chunk: str | None = None) -> None:
-    from rlm.api import _finding
+    from rlm.strategies.base import code_finding as _finding
 
     n = len(run.findings)
     for src, lines in hits:
@@ -65,7 +66,7 @@ def answer_ranked(run) -> None:
     run.estimate = Estimate(calls=0, prompt_tokens=0)
     run.cov.bytes_scanned_by_code = sum(s.size for s in sources)
     run.cov.lines_scanned_by_code = sum(s.line_count for s in sources)
-    run.decision.reasons.append(
+    run.reasons.append(
         f"no model: code ranked {run.cov.lines_scanned_by_code:,} lines in passages of 8 lines "
         f"with BM25 for the terms {', '.join(terms) or '(none)'}")
     if not passages:
@@ -100,30 +101,16 @@ def passages_markdown(findings: list[Finding]) -> list[str]:
     return out
 
 
-def _mb(n: int) -> str:
-    from rlm.engine.coverage import _mb as mb
-
-    return mb(n)
-
-
-def finish_coverage(cov: Coverage, strategy: str) -> Coverage:
+def finish_coverage(cov: Coverage, strategy: str, interrupted_by: str = "Ctrl-C") -> Coverage:
     """Statement for a run in which no model read anything. Grep and profile are complete from
-    code; direct and fan-out needed reading, so they are not."""
+    code; direct and fan-out needed reading, so they are not (a gap in the one ledger)."""
+    from rlm.run import ledger
+
     needs_reading = strategy in ("direct", "fanout")
-    cov.complete = not needs_reading and not cov.chunks_failed and not cov.skipped_incomplete()
     verb = {"profile": "profiled", "grep": "searched"}.get(strategy, "ranked")
-    s = (f"Coverage: {cov.lines_scanned_by_code:,} lines ({_mb(cov.bytes_scanned_by_code)}) were "
-         f"{verb} by code; no model read any of the text (no model configured)")
+    s = (f"Coverage: {cov.lines_scanned_by_code:,} lines ({ledger.mb(cov.bytes_scanned_by_code)}) "
+         f"were {verb} by code; no model read any of the text (no model configured)")
     if needs_reading:
         s += "; the passages shown were found by code, not read by a model"
-    s += "."
-    if cov.skipped:
-        s += " Skipped: " + "; ".join(f"{x['path']} ({x['reason']})" for x in cov.skipped[:10])
-        s += f"; and {len(cov.skipped) - 10} more." if len(cov.skipped) > 10 else "."
-    for d in cov.declared:
-        s += f" Note: {d}."
-    s += " Complete." if cov.complete else (
-        " INCOMPLETE: this question needs a model to read the text." if needs_reading
-        else " INCOMPLETE: the answer may miss what was not read.")
-    cov.statement = s
-    return cov
+        cov.gaps.append("this question needs a model to read the text")
+    return ledger.close(cov, [s + "."], interrupted_by=interrupted_by)

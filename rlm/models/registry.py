@@ -131,7 +131,8 @@ def resolve_model(
         return _served(name, urls, o_key, timeout, kw)
 
     if not ch.urls:
-        raise UsageError(f"model '{ch.spec}' needs --base-url or RLM_BASE_URL")
+        raise UsageError(f"model '{ch.spec}' needs --base-url or RLM_BASE_URL "
+                         "(or: rlm config set base_url URL)")
     return _served(ch.spec, ch.urls, key, timeout, kw)
 
 
@@ -142,10 +143,7 @@ def _served(name: str, urls: list[str], key: str | None, timeout: float, kw: dic
               for u in urls]
     if len(models) == 1:
         return models[0]
-    try:
-        from rlm.models.endpoints import EndpointPool
-    except ImportError:  # several endpoints land in a later commit
-        raise UsageError("several base URLs are not supported yet: give one") from None
+    from rlm.models.endpoints import EndpointPool
 
     return EndpointPool(models)
 
