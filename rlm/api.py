@@ -36,7 +36,7 @@ from rlm import evidence
 from rlm.gate import Decision, decide
 from rlm.models.base import Limits, Model
 from rlm.models.endpoints import endpoint_usage
-from rlm.run import ledger
+from rlm.run import fit, ledger
 from rlm.run.events import Gate, Plan, ReduceNote, Rejected, UnitDone, UnitStarted
 from rlm.run.ledger import Unit
 from rlm.models.none import NOTICE as NO_MODEL_NOTICE
@@ -46,6 +46,7 @@ from rlm.schemas import (
 )
 
 PROMPT_OVERHEAD_TOKENS = 350  # instructions + schema + question, per call (measured on recipes)
+CHUNK_FILL = 0.9  # of the window: room for a chunk a little denser than the samples
 MAX_LINE_CHARS = 2000  # a line longer than this is shown cut in prompts (declared)
 
 
@@ -151,12 +152,17 @@ def _open_folder(root: Path, display: str) -> Corpus:
 # ------------------------------------------------------------------------------------ helpers
 
 def chars_per_token(model: Model, probe: Probe) -> float:
-    """Measured on the probe's samples with the model's own tokenizer (or its ratio)."""
+    """Bytes per token (chunks are cut by bytes), measured on the probe's samples with the
+    model's own tokenizer where it is local, else the chunk-fit estimate (non-ASCII included).
+    Each chunk is measured again on its own text before it is sent (rlm.run.fit)."""
     text = "\n".join(probe.samples)[:20_000]
     if not text.strip():
         return 3.0
-    n = max(1, model.count_tokens(text))
-    return max(1.0, len(text) / n)
+    # as sent: each line numbered (numbers of the file's magnitude), counted in the chunk's bytes
+    width = len(str(max(1, probe.lines)))
+    sent = "\n".join(f"{'9' * width}| {s}" for s in text.split("\n"))
+    n = max(1, fit.estimate(model, sent))
+    return max(1.0, len(text.encode("utf-8", "replace")) / n)
 
 
 def _finding(fid: str, claim: str, src: TextSource, a: int, b: int, verified: bool,
@@ -296,6 +302,11 @@ class _Run:
             self.window = max(512, min(min(wins), int(ctx * 0.97)) - PROMPT_OVERHEAD_TOKENS)
 
     # -- plan ----------------------------------------------------------------------------------
+    def chunk_bytes(self) -> int:
+        """Chunk size in bytes: the window at the measured ratio, less a margin for chunks whose
+        own text is denser than the samples (each is measured again before it is sent)."""
+        return max(256, int(self.window * self.cpt * CHUNK_FILL))
+
     def est_tokens(self, nbytes: int) -> int:
         return int(nbytes / self.cpt) + 1
 
@@ -324,14 +335,13 @@ class _Run:
         if self.window_note:
             dec.reasons.insert(0, self.window_note)
         self.emit(Gate(dec.strategy, dec.reasons))
-        if self.code_only and dec.strategy in ("direct", "fanout"):
-            self.estimate = Estimate(calls=0, prompt_tokens=0)
-            if not self.opts.dry_run:
-                by_code.answer_ranked(self)  # BM25 passages, found by code, not read
-            return self._report()
         handler = getattr(self, f"_{dec.strategy}")
         try:
             with scanctl.scanning(f"{dec.strategy} scan", pr.bytes):
+                if self.code_only and dec.strategy in ("direct", "fanout"):
+                    if not self.opts.dry_run:
+                        by_code.answer_ranked(self)  # BM25 passages, found by code, not read
+                    return self._report()
                 await handler(scope)
         except scanctl.ScanInterrupted:
             self._scan_interrupted()
@@ -364,12 +374,16 @@ class _Run:
         src = self.corpus.sources[0]
         chunk = Chunk("c0001", src.display, 1, src.line_count, 0, src.size, "", src)
         material = chunk.numbered_text(MAX_LINE_CHARS)
-        est = self.model.count_tokens(material) if src.size < 400_000 else self.est_tokens(src.size)
+        est = fit.estimate(self.model, material) if src.size < 400_000 else self.est_tokens(src.size)
+        if est > self.window and not self.decision.forced:
+            return await self._direct_to_fanout(scope, f"its own text is ~{est:,} tokens")
         self.estimate = Estimate(calls=1, prompt_tokens=est + PROMPT_OVERHEAD_TOKENS)
         self.cov.chunks_total = 1
         if self.opts.dry_run:
             return
         o = await self._one_call("direct", chunk, scope, material=material)
+        if not o.ok and fit.TOO_LONG in (o.reason or "") and not self.decision.forced:
+            return await self._direct_to_fanout(scope, "the server said it does not fit")
         if not o.ok:
             self._fail(chunk, o)
             return
@@ -385,6 +399,14 @@ class _Run:
                                               src, ln, ln, True, chunk.id))
         self.answer_parts.append(f"Read directly: all {src.line_count:,} lines in one call; "
                                  "no chunking or fan-out was needed.")
+
+    async def _direct_to_fanout(self, scope, why: str) -> None:
+        """The file is too big for one call after all: read it in chunks (never drop it)."""
+        self.decision.strategy = "fanout"
+        self.decision.reasons.append(f"not one call after all: {why}, over the usable window "
+                                     f"of {self.window:,}")
+        self.emit(Gate(self.decision.strategy, self.decision.reasons))
+        await self._fanout(scope)
 
     async def _one_call(self, task: str, chunk: Chunk, scope, **fields: str) -> Outcome:
         """One call of the main model over one unit (direct read, grep hits), through the mapper
@@ -447,7 +469,7 @@ class _Run:
         else:
             self.decision.reasons.append(f"the matches (~{tokens:,} tokens) do not fit one call: "
                                          "fan-out over the matching regions")
-            max_bytes = int(self.window * self.cpt)
+            max_bytes = self.chunk_bytes()
 
             def chunks() -> Iterator[Chunk]:
                 for src, lines in hits:
@@ -570,7 +592,7 @@ class _Run:
 
     # -- fan-out -------------------------------------------------------------------------------
     async def _fanout(self, scope) -> None:
-        max_bytes = max(256, int(self.window * self.cpt))
+        max_bytes = self.chunk_bytes()
 
         def chunks() -> Iterator[Chunk]:
             for src in self.corpus.sources:
@@ -607,14 +629,23 @@ class _Run:
         t = recipe.task("giant-file", "map")
         out_model = recipe.schema_model("giant-file", "map")
 
-        async def work(c: Chunk):
-            self.emit(UnitStarted(c.id, c.path, c.line_start, c.line_end))
+        async def read(c: Chunk):
             msgs = recipe.messages("giant-file", "map", question=self.q, where=c.describe(),
                                    material=c.numbered_text(MAX_LINE_CHARS))
             res, _ = await call_json(self.sub, msgs, out_model,
                                      Limits(max_tokens=t["max_tokens"], timeout=self.opts.timeout),
                                      self.budget)
             return res
+
+        split_ids: set[str] = set()
+
+        async def work(c: Chunk):  # a chunk too big for the context is read in pieces
+            self.emit(UnitStarted(c.id, c.path, c.line_start, c.line_end))
+            parts = await fit.read_fitting(
+                c, read, lambda p: fit.estimate(self.sub, p.numbered_text(MAX_LINE_CHARS))
+                <= self.window, on_split=lambda p: split_ids.add(p.id))
+            return parts[0] if len(parts) == 1 else out_model.model_construct(
+                findings=[f for r in parts for f in r.findings])
 
         raw: list[Finding] = []
         unverified: list[Finding] = []
@@ -634,6 +665,11 @@ class _Run:
 
         await map_items(numbered(), work, key=lambda c: c.id, concurrency=self.opts.concurrency,
                         budget=self.budget, cancel_scope=scope, on_outcome=done, keep_results=False)
+        if split_ids:
+            self.cov.declared.append(
+                f"{len(split_ids)} {'chunk was' if len(split_ids) == 1 else 'chunks were'} too "
+                "big for the model's context (by the estimate on its own text, or by the "
+                "server) and read in pieces")
         # file order, not completion order: reduce/synthesis prompts (and the call cache) stay
         # the same from one run to the next
         for fs in (raw, unverified):
