@@ -79,11 +79,6 @@ def search(src: TextSource, anchors: list[str], max_hits: int = 5000) -> GrepRes
 
 def regions(hit_lines: list[int], context: int, last_line: int) -> list[tuple[int, int]]:
     """Merge hits with ±context lines into disjoint (start, end) ranges."""
-    out: list[tuple[int, int]] = []
-    for ln in hit_lines:
-        a, b = max(1, ln - context), min(last_line, ln + context)
-        if out and a <= out[-1][1] + 1:
-            out[-1] = (out[-1][0], max(out[-1][1], b))
-        else:
-            out.append((a, b))
-    return out
+    from rlm.corpus.lines import merge_ranges
+
+    return merge_ranges((max(1, ln - context), min(last_line, ln + context)) for ln in hit_lines)

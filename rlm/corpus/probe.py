@@ -44,12 +44,10 @@ class Probe:
 
 
 def looks_binary(head: bytes) -> bool:
-    if b"\x00" in head:
-        return True
-    if not head:
-        return False
-    ctrl = sum(1 for b in head if b < 9 or 13 < b < 32)
-    return ctrl / len(head) > 0.10
+    """One binary test for every command: the walker's (rlm.corpus.walk.is_binary)."""
+    from rlm.corpus.walk import is_binary
+
+    return is_binary(head)
 
 
 def classify(samples: list[str], path: str, head: list[str] | None = None) -> str:
