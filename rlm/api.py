@@ -72,7 +72,7 @@ async def answer(s: Session, corpus: Corpus, question: str) -> Report:
                                      "before the gate"])
         ctx = Context(s, corpus, question, dec, win.tokens, 3.0)
         return report_mod.build(ctx, scan_interrupted(ctx, ctx.new_result()))
-    cpt = chars_per_token(s.model, pr.samples)
+    cpt = chars_per_token(s.model, pr.samples, pr.lines)
     dec = gate.decide(pr, question, win.tokens, int(pr.bytes / cpt) + 1,
                       getattr(s.opts, "strategy", None), n_sources=len(corpus.sources),
                       code_only=is_code_only(s.model), window_note=win.note)
