@@ -21,6 +21,7 @@ from evals.sim import counting
 from evals.sim.key import Item, QuestionKey, SimKey
 
 NUMBERED = re.compile(r"^(\d+)\| ?(.*)$", re.M)
+CANDIDATE = re.compile(r"^\[(\d+)\] ?(.*)$", re.M)
 FINDING = re.compile(r"^\[(\d+)\] (.*) \(([^()]*):(\d+)-(\d+)\)$", re.M)
 NOISY_RATES = {"offby": 0.15, "badquote": 0.08, "fabricate": 0.1, "drop": 0.08, "dup": 0.08,
                "schema": 0.04, "refuse": 0.04, "slow": 0.04, "429": 0.05}
@@ -51,7 +52,8 @@ def schema_name(req: dict) -> str | None:
 # plain-text / json_object-only endpoints: guess the task from the (constant) system prompt
 _GUESS = {"numbered excerpt": "MapResult", "merge findings": "MergeResult",
           "label log lines": "GroupJudgement", "verified findings": "AnswerResult",
-          "lines are numbered": "AnswerResult", "typed records": "RecordsResult"}
+          "lines are numbered": "AnswerResult", "typed records": "RecordsResult",
+          "code repository from numbered lines": "PickResult"}
 
 
 def matches(item: Item, text: str) -> bool:
@@ -147,7 +149,44 @@ class Reader:
             return {"groups": self._merge(text)}
         if name == "AnswerResult":
             return self._answer_text(text, qk)
+        if name == "PickResult":
+            picks = self._picks(text, qk)
+            return {"picks": self._damage_picks(picks, text, rng) if self.kind == "noisy" else picks}
         return {}
+
+    def _damage_picks(self, picks: list[dict], text: str, rng: random.Random) -> list[dict]:
+        """Picks by number: off by a few numbers, dropped, or an invented claim on any line."""
+        ns = [int(m.group(1)) for m in CANDIDATE.finditer(text)]
+        out = []
+        for p in picks:
+            if rng.random() < self.rates["drop"]:
+                self._note("drop", line=p["n"])
+                continue
+            if rng.random() < self.rates["offby"] and len(ns) > 1:
+                k = rng.choice([-1, 1]) * rng.randint(1, 3)
+                self._note("offby_pick", n=p["n"] + k, true_n=p["n"], k=k)
+                p = {"n": p["n"] + k, "claim": f"{p['claim']} ({TAG_FAB})"[:120]}
+            out.append(p)
+        if ns and rng.random() < self.rates["fabricate"]:
+            n = rng.choice(ns)
+            self._note("fabricate", line=n)
+            out.append({"n": n, "claim": f"The service stores passwords in plain text ({TAG_FAB})"})
+        return out[:3]
+
+    def _picks(self, text: str, qk: QuestionKey | None) -> list[dict]:
+        """Requirements mining: candidate lines "== path ==" / "[n] text"; pick the key's."""
+        picks, path = [], ""
+        for line in text.split("\n"):
+            if line.startswith("== ") and line.endswith(" =="):
+                path = line[3:-3]
+                continue
+            m = CANDIDATE.match(line)
+            if not m or qk is None:
+                continue
+            for it in qk.items:
+                if it.match in m.group(2) and (it.label is None or it.label == path):
+                    picks.append({"n": int(m.group(1)), "claim": it.claim[:120]})
+        return picks[:3]
 
     def _present(self, lines: list[tuple[int, str]], qk: QuestionKey | None):
         if qk is None:
