@@ -93,6 +93,15 @@ def test_adversarial_reader_cannot_plant_verified_evidence(cases, tmp_path, name
         assert r["recall"] == 1.0
 
 
+def test_audit_oracle_finds_every_planted_fact_and_noise_gets_nothing_in(tmp_path):
+    from evals.sim_repo import audit_case
+
+    r = anyio.run(lambda: audit_case(tmp_path, "oracle"))
+    assert r["recall"] == 1.0 and r["fabricated_accepted"] == 0 and r["complete"], r["note"]
+    n = anyio.run(lambda: audit_case(tmp_path, "noisy", seed=0))
+    assert "injected" in n["note"] and n["fabricated_accepted"] == 0, n["note"]
+
+
 def test_mining_oracle_finds_every_fact_and_leaves_placeholders(tmp_path):
     from evals.sim_repo import mine_case
 

@@ -121,6 +121,13 @@ def from_repo(truth: dict) -> SimKey:
     return k
 
 
+def audit_key(truth: dict) -> SimKey:
+    """Repository fixture (audit): one key for every prompt (audit prompts ask no question);
+    items are the planted facts, found by their quote in their file."""
+    return SimKey({"audit": QuestionKey(_items([(f["quote"], f["claim"][:118], f["path"], None)
+                                                for f in truth["facts"]]))})
+
+
 def from_truth(truth: dict, question: str | None = None) -> SimKey:
     """A key from a fixture's answer key (``*.truth.json``), whatever generator wrote it."""
     gen = truth.get("generator")

@@ -17,7 +17,7 @@ import re
 import threading
 from typing import Any
 
-from evals.sim import counting
+from evals.sim import audit_reader, counting
 from evals.sim.key import Item, QuestionKey, SimKey
 
 NUMBERED = re.compile(r"^(\d+)\| ?(.*)$", re.M)
@@ -27,6 +27,19 @@ NOISY_RATES = {"offby": 0.15, "badquote": 0.08, "fabricate": 0.1, "drop": 0.08, 
                "schema": 0.04, "refuse": 0.04, "slow": 0.04, "429": 0.05}
 TAG_FAB = "unsupported-by-text"  # marks claims whose quote the noisy reader invented
 TAG_OBEY = "as-instructed"  # marks findings the adversarial reader made because the text said so
+
+
+def candidates(text: str) -> list[tuple[int, str, str]]:
+    """[(n, path, text)] from candidate-line material ("== path ==" then "[n] text")."""
+    out, path = [], ""
+    for line in text.split("\n"):
+        if line.startswith("== ") and line.endswith(" =="):
+            path = line[3:-3]
+            continue
+        m = CANDIDATE.match(line)
+        if m:
+            out.append((int(m.group(1)), path, m.group(2)))
+    return out
 
 
 def first_user(req: dict) -> str:
@@ -53,7 +66,8 @@ def schema_name(req: dict) -> str | None:
 _GUESS = {"numbered excerpt": "MapResult", "merge findings": "MergeResult",
           "label log lines": "GroupJudgement", "verified findings": "AnswerResult",
           "lines are numbered": "AnswerResult", "typed records": "RecordsResult",
-          "code repository from numbered lines": "PickResult"}
+          "code repository from numbered lines": "PickResult",
+          "audit one part of a software repository": "ModuleResult"}
 
 
 def matches(item: Item, text: str) -> bool:
@@ -149,6 +163,17 @@ class Reader:
             return {"groups": self._merge(text)}
         if name == "AnswerResult":
             return self._answer_text(text, qk)
+        if name == "ModuleResult":
+            out = audit_reader.module_result(text, qk)
+            if self.kind == "noisy":
+                out = audit_reader.damage_module(out, rng, self.rates, self._note, TAG_FAB)
+            return out
+        if name == "ModuleBrief":
+            return {"purpose": "Code of this part of the repository", "key_apis": []}
+        if name == "PhraseResult":
+            return audit_reader.phrase_result(candidates(text), qk)
+        if name == "RiskPickResult":
+            return {"picks": [{**p, "severity": "medium"} for p in self._picks(text, qk)]}
         if name == "PickResult":
             picks = self._picks(text, qk)
             return {"picks": self._damage_picks(picks, text, rng) if self.kind == "noisy" else picks}
@@ -174,18 +199,12 @@ class Reader:
         return out[:3]
 
     def _picks(self, text: str, qk: QuestionKey | None) -> list[dict]:
-        """Requirements mining: candidate lines "== path ==" / "[n] text"; pick the key's."""
-        picks, path = [], ""
-        for line in text.split("\n"):
-            if line.startswith("== ") and line.endswith(" =="):
-                path = line[3:-3]
-                continue
-            m = CANDIDATE.match(line)
-            if not m or qk is None:
-                continue
-            for it in qk.items:
-                if it.match in m.group(2) and (it.label is None or it.label == path):
-                    picks.append({"n": int(m.group(1)), "claim": it.claim[:120]})
+        """Mining and audit lenses: candidate lines "== path ==" / "[n] text"; pick the key's."""
+        picks = []
+        for n, path, t in candidates(text):
+            for it in (qk.items if qk else []):
+                if it.match in t and (it.label is None or it.label == path):
+                    picks.append({"n": n, "claim": it.claim[:120]})
         return picks[:3]
 
     def _present(self, lines: list[tuple[int, str]], qk: QuestionKey | None):
