@@ -119,3 +119,13 @@ def test_mining_noisy_reader_inventions_are_not_verified(tmp_path):
 
     r = anyio.run(lambda: mine_case(tmp_path, "noisy", seed=0))
     assert r["fabricated_accepted"] == 0
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "rlm bug (rlm/audit.py pick rounds): like mining, a lens pick's claim is the model's words "
+    "and is marked verified without checking that the picked line supports it"))
+def test_audit_noisy_pick_inventions_are_not_verified(tmp_path):
+    from evals.sim_repo import audit_case
+
+    r = anyio.run(lambda: audit_case(tmp_path, "noisy", seed=5))
+    assert r["fabricated_accepted"] == 0, r["note"]
