@@ -36,6 +36,7 @@ from rlm import evidence
 from rlm.gate import Decision, decide
 from rlm.models.base import Limits, Model
 from rlm.models.endpoints import endpoint_usage
+from rlm.estimate import Estimated, fill_seconds
 from rlm.run import ledger
 from rlm.run.events import Gate, Plan, ReduceNote, Rejected, UnitDone, UnitStarted
 from rlm.run.ledger import Unit
@@ -333,6 +334,7 @@ class _Run:
     async def _one_call(self, task: str, chunk: Chunk, scope, **fields: str) -> Outcome:
         """One call of the main model over one unit (direct read, grep hits), through the mapper
         so a failure becomes an outcome with its reason, like any fan-out chunk."""
+        self._announce_estimate()
         t = recipe.task("giant-file", task)
         msgs = recipe.messages("giant-file", task, question=self.q, **fields)
 
@@ -468,6 +470,7 @@ class _Run:
             return await judge_group(self.sub, g, self.q, self.budget, self.opts.timeout)
 
         self.emit(Plan(len(groups), self.opts.concurrency))
+        self._announce_estimate()
         self.answer_parts.append(
             f"No fan-out was needed: code profiled all {prof.lines:,} lines and the model read "
             f"only the {len(prof.candidates)} candidate lines, in {len(groups)} small calls.")
@@ -545,6 +548,7 @@ class _Run:
         if self.opts.dry_run:
             return
         self.emit(Plan(total, self.opts.concurrency))
+        self._announce_estimate()
         t = recipe.task("giant-file", "map")
         out_model = recipe.schema_model("giant-file", "map")
 
@@ -614,6 +618,13 @@ class _Run:
         unit = c if isinstance(c, Unit) else Unit(c.id, c.path, c.line_start, c.line_end)
         self.cov.chunks_failed.append(ledger.failed_unit(unit, o.status, o.reason))
 
+    def _announce_estimate(self) -> None:
+        """Pre-flight time from the model's measured speed, before the first call (progress
+        says when the run takes 3x longer)."""
+        if self.estimate.seconds is None:
+            fill_seconds(self.model, self.estimate)
+            self.emit(Estimated(self.estimate.seconds, self.estimate.calls, self.estimate.basis))
+
     def emit(self, ev) -> None:
         self.sink(ev.kind, ev.as_dict())
 
@@ -624,11 +635,8 @@ class _Run:
     def _report(self) -> Report:
         pr = self.corpus.probe
         strategy = self.decision.strategy
-        speed = getattr(self.model, "speed", None)
-        if speed and self.estimate.calls:
-            # completion: assume a third of each call's max_tokens, as measured on the recipes
-            self.estimate.seconds = round(self.estimate.prompt_tokens / speed[0]
-                                          + self.estimate.calls * 80 / speed[1], 1)
+        if self.estimate.seconds is None:
+            fill_seconds(self.model, self.estimate)
         rep = Report(command=self.opts.command, question=self.q,
                      corpus=CorpusInfo(**pr.as_corpus()), strategy=strategy,
                      gate=GateInfo(reasons=self.decision.reasons, estimate=self.estimate),
