@@ -28,6 +28,7 @@ def test_embedded_model_labels_the_groups_code_found(tmp_path):
     rows = [f"2026-01-01T00:{i // 60:02d}:{i % 60:02d}Z INFO [web] GET /health status=200"
             for i in range(300)]
     rows[120] = "2026-01-01T00:02:00Z ERROR [ledger] panic: nil pointer dereference in settle() txn=TXN-1"
+    rows[60] = "2026-01-01T00:01:00Z WARN [config] override accepted: flag=allow_unsigned value=true"
     rows[240] = "2026-01-01T00:04:00Z ERROR [ledger] panic: nil pointer dereference in settle() txn=TXN-2"
     p.write_text("\n".join(rows) + "\n")
     model = resolve_model("local", timeout=120)
@@ -38,8 +39,10 @@ def test_embedded_model_labels_the_groups_code_found(tmp_path):
     cov = rep.coverage
     assert cov.complete and {121, 241} <= {f.source.line_start for f in rep.findings}
     # the model really answered: a valid label from the enum on the group code found
-    assert cov.chunks_ok == len(rep.groups) == 1, cov.statement
-    assert rep.groups[0]["label"] in LABELS - {"noise"}  # a panic is never "noise"
+    assert cov.chunks_ok == len(rep.groups) == 2, cov.statement
+    assert all(g["label"] in LABELS for g in rep.groups)
+    panic = next(g for g in rep.groups if 121 in g["lines"])
+    assert panic["label"] != "noise"  # a panic is never "noise"
     assert rep.usage.completion_tokens > 0 and rep.gate.estimate.seconds is not None
     anyio.run(model.aclose)  # what `rlm ask` does at the end of a run
     sp = load_speed(model.name)  # the speed measured in this run, stored for the next estimate

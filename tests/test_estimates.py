@@ -29,9 +29,11 @@ def test_repeating_tail():
 
 def test_speed_is_measured_stored_and_averaged():
     m = SpeedMeter("local:test-model")
+    m.add(prompt_tokens=10, prompt_s=9.0, gen_tokens=5, gen_s=9.0)  # warm-up: not counted
     m.add(prompt_tokens=1000, prompt_s=2.0, gen_tokens=100, gen_s=5.0)
     s = m.save()
-    assert (s.prompt_tps, s.gen_tps) == (500.0, 20.0) and speed_path("local:test-model").is_file()
+    assert (s.prompt_tps, s.gen_tps, s.gen_per_call) == (500.0, 20.0, 100.0)
+    assert speed_path("local:test-model").is_file()
     m.add(prompt_tokens=1000, prompt_s=1.0, gen_tokens=100, gen_s=2.5)
     s2 = m.save()
     assert 500 < s2.prompt_tps < 1000 and s2.calls == 2  # a running average, not the last run
@@ -53,11 +55,12 @@ def test_local_estimate_uses_the_speed_measured_here(tmp_path, monkeypatch):
     assert est.seconds == pytest.approx(1000 / 350 + 2 * 80 / 80, abs=0.1)
     assert est.basis.startswith("default (not measured")
     sm = SpeedMeter(m.name)
-    sm.add(1000, 10.0, 100, 20.0)  # 100 prompt tok/s, 5 generated tok/s on this machine
+    sm.add(1, 1.0, 1, 1.0)  # warm-up
+    sm.add(1000, 10.0, 100, 20.0)  # 100 prompt tok/s, 5 generated tok/s, 100 per call
     sm.save()
     m2 = local_model(tmp_path, monkeypatch)
     est2 = fill_seconds(m2, Estimate(calls=2, prompt_tokens=1000))
-    assert est2.seconds == pytest.approx(10 + 2 * 80 / 5, abs=0.1)
+    assert est2.seconds == pytest.approx(10 + 2 * 100 / 5, abs=0.1)
     assert est2.basis.startswith("measured on this machine")
 
 

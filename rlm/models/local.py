@@ -75,7 +75,7 @@ class LocalModel:
             gen_tps=measured.gen_tps if measured else DEFAULT_SPEED[1],
             speed_source=measured.source if measured else
             "default (not measured on this machine yet: the first run measures it)",
-            call_timeout_s=timeout)
+            call_timeout_s=timeout, gen_per_call=measured.gen_per_call if measured else None)
         self._llm = None
         self._lock = threading.Lock()
 
