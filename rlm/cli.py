@@ -653,7 +653,12 @@ def calibrate_cmd(
 
 
 def main() -> None:
-    app()
+    from rlm.cli_help import readable_help
+
+    readable_help()
+    if not sys.argv[1:]:  # bare `rlm`: the help, and that is not an error
+        app(["--help"], prog_name="rlm")
+    app(prog_name="rlm")
 
 
 if __name__ == "__main__":
