@@ -141,7 +141,10 @@ def test_fanout_reads_every_chunk_and_synthesises(tmp_path, fake_server):
     assert rep.strategy == "fanout"
     assert rep.coverage.chunks_ok == rep.coverage.chunks_total > 1
     assert [(f.source.line_start, f.verified) for f in rep.findings] == [(1235, True)]
-    assert rep.answer.startswith("The committee approved a change.")
+    # code says what was found first, then the model's answer
+    head, said = rep.answer.split("\n\n")[:2]
+    assert head.startswith("**Found:** 1 verified finding") and ":1235" in head
+    assert said == "The committee approved a change."
     synth = [r for r in fake_server.requests if r["schema_name"] == "AnswerResult"]
     assert len(synth) == 1 and "Paragraph" not in synth[0]["user_text"]  # clean prompt
 
