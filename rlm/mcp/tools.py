@@ -8,9 +8,9 @@ Errors are one line (ToolError), never a traceback.
 from __future__ import annotations
 
 import contextlib
-import warnings
 from typing import Annotated, Any, Iterator, Literal
 
+import anyio
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, ClientCapabilities, RootsCapability, TextContent
@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field
 from rlm.errors import RlmError, UsageError
 from rlm.mcp import bounded, runs
 from rlm.mcp.config import ServerConfig
-from rlm.mcp.progress import ProgressRelay, run_interruptible, run_with_progress
+from rlm.mcp.progress import ProgressRelay, run_in_worker
 from rlm.mcp.roots import Roots
 from rlm.mcp.runs import RunsResult
 from rlm.mcp.sampling import SamplingModel, code_only_model, sampling_unavailable
@@ -71,11 +71,8 @@ class RlmTools:
                 and s.can_send_request):
             return self.roots, []
         try:
-            import anyio
-
-            with anyio.fail_after(10), warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # roots are deprecated in the 2026 spec
-                res = await s.list_roots()
+            with anyio.fail_after(10):
+                res = await s.list_roots()  # deprecated in the 2026 spec: silenced in server.py
         except Exception as e:  # noqa: BLE001 - the server's own roots still apply
             return self.roots, [f"the client's roots could not be listed ({type(e).__name__})"]
         view = Roots.__new__(Roots)
@@ -112,29 +109,31 @@ class RlmTools:
         from rlm.api import ask_async
 
         model, notice = self._model(ctx, opts)
-        relay = ProgressRelay(ctx)
 
-        async def work(interrupt):
+        async def work(interrupt, on_event):  # in the worker thread (rlm.mcp.worker)
             try:
-                return await ask_async(path, question, opts, model=model, on_event=relay.event,
+                return await ask_async(path, question, opts, model=model, on_event=on_event,
                                        interrupt=interrupt)
             finally:
                 if model is not None:
                     await model.aclose()
 
-        rep = await run_interruptible(work, relay)
+        rep = await run_in_worker(work, ProgressRelay(ctx), resumable=True)
         return report_result(rep, [notice] if notice else [])
 
     async def _repo_run(self, ctx: Context, opts: Any, run: Any) -> CallToolResult:
-        """audit or mine: run(model, on_event) with progress; not resumable, so a cancellation
-        stops it at once."""
+        """audit or mine: run(model, on_event) in a worker thread with progress; not
+        resumable, so a cancellation stops it at once."""
         model, notice = self._model(ctx, opts)
-        relay = ProgressRelay(ctx)
-        try:
-            rep = await run_with_progress(lambda: run(model, relay.event), relay)
-        finally:
-            if model is not None:
-                await model.aclose()
+
+        async def work(_interrupt, on_event):
+            try:
+                return await run(model, on_event)
+            finally:
+                if model is not None:
+                    await model.aclose()
+
+        rep = await run_in_worker(work, ProgressRelay(ctx), resumable=False)
         return report_result(rep, [notice] if notice else [])
 
     # -- tools ----------------------------------------------------------------------------------
@@ -226,8 +225,6 @@ class RlmTools:
         with one_line_errors():
             roots, _ = await self._roots(ctx)
             real = roots.resolve(path)
-            import anyio
-
             res = await anyio.to_thread.run_sync(bounded.grep, real, path, pattern, max_hits)
             text = [res.statement] + [f"{h.path}:{h.line}: {h.text}" for h in res.hits]
             return _result("\n".join(text), res)
@@ -239,8 +236,6 @@ class RlmTools:
         with one_line_errors():
             roots, _ = await self._roots(ctx)
             real = roots.resolve(path)
-            import anyio
-
             res = await anyio.to_thread.run_sync(bounded.read_lines, real, path, start, end)
             text = [res.statement] + [f"{x.line}: {x.text}" for x in res.lines]
             return _result("\n".join(text), res)
