@@ -101,8 +101,8 @@ def get_run(roots: Roots, ref: str) -> dict:
     return r
 
 
-def resume_target(roots: Roots, ref: str) -> tuple[str, str, str]:
-    """(run id, corpus path, question) of an ask run that can be resumed here."""
+def resume_target(roots: Roots, ref: str) -> tuple[str, str, str, dict]:
+    """(run id, corpus path, question, recorded options) of an ask run resumable here."""
     r = get_run(roots, ref)
     o = r.get("options") or {}
     if o.get("command", "ask") != "ask":
@@ -110,7 +110,7 @@ def resume_target(roots: Roots, ref: str) -> tuple[str, str, str]:
     path = corpus_of(r)
     if not path or not Path(path).exists():
         raise UsageError(f"run {r['id']} read {path}, which no longer exists")
-    return r["id"], os.fspath(path), r["question"]
+    return r["id"], os.fspath(path), r["question"], o
 
 
 def no_report_line(r: dict) -> str:

@@ -134,10 +134,12 @@ class _NoModel:
         return None
 
 
-def code_only_model(why: str) -> Any:
-    """The code-only model (rlm.models.none when present, else a stand-in that fails calls)."""
+def code_only_model(why: str) -> tuple[Any, str]:
+    """The code-only model (rlm.models.none; a stand-in that fails calls where a build has
+    none) and the one-line notice that says why the run is code-only."""
     try:
-        from rlm.models.none import CodeOnlyModel  # type: ignore[import-not-found]
+        from rlm.models.none import CodeOnlyModel
     except ImportError:
-        return _NoModel(why)
-    return CodeOnlyModel()
+        return _NoModel(why), (f"{why}: no model reads this run, and this build has no "
+                               "code-only mode, so chunks only a model could read are failed")
+    return CodeOnlyModel(), f"{why}: running code-only"
