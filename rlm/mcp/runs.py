@@ -35,7 +35,8 @@ class RunSummary(BaseModel):
 
 class RunsResult(BaseModel):
     runs: list[RunSummary]
-    hidden: int = Field(0, description="recent runs not listed: their corpus is outside the roots")
+    hidden: int = Field(0, description="recent runs not listed: their corpus is outside the roots "
+                        "or no longer exists")
     statement: str
 
 
@@ -83,8 +84,8 @@ def list_runs(roots: Roots, limit: int) -> RunsResult:
     shown = [r for r in rows if _inside(roots, r)]
     hidden = len(rows) - len(shown)
     shown = shown[:limit]
-    st = f"{len(shown)} run(s)" + (f"; {hidden} recent run(s) about paths outside the roots are "
-                                    "not listed" if hidden else "") + "."
+    st = f"{len(shown)} run(s)" + (f"; {hidden} recent run(s) about paths outside the roots (or "
+                                    "gone) are not listed" if hidden else "") + "."
     return RunsResult(runs=[summary(r) for r in shown], hidden=hidden, statement=st)
 
 
