@@ -52,7 +52,7 @@ def build(ctx: Context, res: Result) -> Report:
         ledger.close(cov, ledger.read_account(cov, dec.strategy, u.calls),
                      interrupted_by=s.budget.interrupted_by)
     rep.coverage = cov
-    from rlm.render import answer_markdown
-
-    rep.answer = answer_markdown(rep, res.model_answer, parts)
+    # the answer only: the model's words, then code's notes (no findings, no coverage: the
+    # report carries those as data, and rlm.render draws them)
+    rep.answer = "\n\n".join(p for p in [res.model_answer or "", *parts] if p)
     return rep
