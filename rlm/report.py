@@ -36,6 +36,7 @@ def build(ctx: Context, res: Result) -> Report:
                                  endpoints=endpoint_usage(s.model, s.sub)))
     if res.reduce is not None:
         rep.reduce = res.reduce
+    rep.aggregate = getattr(res, "aggregate", None)  # rlm.aggregate_map (counting questions)
     cov = res.cov
     if s.opts.dry_run:
         redact_model.declare(s.redaction, rep, [])  # what a run would do

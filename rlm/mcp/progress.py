@@ -33,11 +33,12 @@ class ProgressRelay:
         """The run's on_event callback (synchronous, called inside the run)."""
         if kind == "gate":
             self.phase = f"strategy {data.get('strategy')}"
-        elif kind == "plan":
-            self.total = data.get("total")
+        elif kind == "plan":  # audit plans once per round: totals add up
+            t = data.get("total")
+            self.total = None if t is None else self.done + self.failed + int(t)
             self.phase = "reading"
-        elif kind == "chunk":
-            if data.get("ok"):
+        elif kind == "chunk":  # typed UnitDone (status) or an older plain dict (ok)
+            if data.get("status", "ok" if data.get("ok") else "failed") == "ok":
                 self.done += 1
             else:
                 self.failed += 1
@@ -100,4 +101,15 @@ async def run_interruptible(work: Callable[[anyio.Event], Awaitable[T]],
         tg.cancel_scope.cancel()  # the relay
     if "error" in box:
         raise box["error"]
+    return box["result"]
+
+
+async def run_with_progress(work: Callable[[], Awaitable[T]], relay: ProgressRelay) -> T:
+    """Run work() while relaying progress; a cancellation stops it at once (audit and mine
+    runs are not resumable, so there is nothing to wrap up)."""
+    box: dict[str, Any] = {}
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(relay.pump)
+        box["result"] = await work()
+        tg.cancel_scope.cancel()
     return box["result"]

@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field
 from rlm.errors import RlmError, UsageError
 from rlm.mcp import bounded, runs
 from rlm.mcp.config import ServerConfig
-from rlm.mcp.progress import ProgressRelay, run_interruptible
+from rlm.mcp.progress import ProgressRelay, run_interruptible, run_with_progress
 from rlm.mcp.roots import Roots
 from rlm.mcp.runs import RunsResult
 from rlm.mcp.sampling import SamplingModel, code_only_model, sampling_unavailable
@@ -125,6 +125,18 @@ class RlmTools:
         rep = await run_interruptible(work, relay)
         return report_result(rep, [notice] if notice else [])
 
+    async def _repo_run(self, ctx: Context, opts: Any, run: Any) -> CallToolResult:
+        """audit or mine: run(model, on_event) with progress; not resumable, so a cancellation
+        stops it at once."""
+        model, notice = self._model(ctx, opts)
+        relay = ProgressRelay(ctx)
+        try:
+            rep = await run_with_progress(lambda: run(model, relay.event), relay)
+        finally:
+            if model is not None:
+                await model.aclose()
+        return report_result(rep, [notice] if notice else [])
+
     # -- tools ----------------------------------------------------------------------------------
     async def ask(self, path: PathArg,
                   question: Annotated[str, Field(description="the question, in plain words; "
@@ -161,11 +173,8 @@ class RlmTools:
             opts = AuditOptions(model=c.model, base_url=c.base_url, concurrency=c.concurrency,
                                 max_tokens=c.max_tokens, max_calls=c.max_calls, timeout=c.timeout,
                                 lenses=parse_lenses(focus))
-            model, notice = self._model(ctx, opts)
-            relay = ProgressRelay(ctx)
-            rep = await run_interruptible(lambda _i: audit_async(str(real), opts, model=model,
-                                                                 on_event=relay.event), relay)
-            return report_result(rep, [notice] if notice else [])
+            return await self._repo_run(ctx, opts, lambda m, ev: audit_async(
+                str(real), opts, model=m, on_event=ev))
 
     async def mine(self, repo: PathArg,
                    questions: Annotated[list[str], Field(min_length=1, description="one or more "
@@ -181,12 +190,8 @@ class RlmTools:
             c = self.cfg
             opts = MineOptions(model=c.model, base_url=c.base_url, concurrency=c.concurrency,
                                max_tokens=c.max_tokens, max_calls=c.max_calls, timeout=c.timeout)
-            model, notice = self._model(ctx, opts)
-            relay = ProgressRelay(ctx)
-            rep = await run_interruptible(lambda _i: mine_async(str(real), questions, opts,
-                                                                model=model, on_event=relay.event),
-                                          relay)
-            return report_result(rep, [notice] if notice else [])
+            return await self._repo_run(ctx, opts, lambda m, ev: mine_async(
+                str(real), questions, opts, model=m, on_event=ev))
 
     async def runs(self, ctx: Context, limit: Annotated[int, Field(ge=1, le=200, description=
                                                          "how many recent runs")] = 20,
@@ -205,7 +210,12 @@ class RlmTools:
             r = runs.get_run(roots, run_id)
             if r.get("report") is None:
                 raise UsageError(runs.no_report_line(r))
-            return report_result(Report.model_validate(r["report"]), [], raw=r["report"])
+            try:
+                rep = Report.model_validate(r["report"])
+            except ValueError:
+                raise UsageError(f"run {r['id']} was recorded by another version of rlm; "
+                                 f"`rlm show {r['id']} --json` prints it") from None
+            return report_result(rep, [], raw=r["report"])
 
     async def grep(self, path: PathArg,
                    pattern: Annotated[str, Field(description="a Python regular expression")],
