@@ -13,7 +13,7 @@ from rlm.corpus.grep import regions, search
 from rlm.corpus.index import Chunk, iter_chunks
 from rlm.corpus.lines import number_lines
 from rlm.corpus.source import TextSource
-from rlm.run.window import PROMPT_OVERHEAD_TOKENS
+from rlm.run.window import PROMPT_OVERHEAD_TOKENS, chunk_bytes
 from rlm.schemas import Estimate
 from rlm.strategies import fanout
 from rlm.strategies.base import Context, Result, one_call
@@ -61,7 +61,7 @@ async def run(ctx: Context) -> Result:
         return res
     res.reasons.append(f"the matches (~{tokens:,} tokens) do not fit one call: "
                        "fan-out over the matching regions")
-    max_bytes = int(ctx.window * ctx.cpt)
+    max_bytes = chunk_bytes(ctx.window, ctx.cpt)
 
     def chunks() -> Iterator[Chunk]:
         for src, lines in hits:
