@@ -14,6 +14,7 @@ from typing import Callable
 
 import anyio
 
+from rlm import aggregate_map
 from rlm import interrupt as scanctl
 from rlm import report as report_mod
 from rlm import strategies
@@ -79,7 +80,10 @@ async def answer(s: Session, corpus: Corpus, question: str) -> Report:
     ctx = Context(s, corpus, question, dec, win.tokens, cpt)
     try:
         with scanctl.scanning(f"{dec.strategy} scan", pr.bytes):
-            res = await strategies.run(dec.strategy, ctx)
+            if aggregate_map.applies(ctx):  # counting: records by the model, numbers by code
+                res = await aggregate_map.run(ctx)
+            else:
+                res = await strategies.run(dec.strategy, ctx)
     except scanctl.ScanInterrupted:
         return report_mod.build(ctx, scan_interrupted(ctx, ctx.result or ctx.new_result()))
     if res.synthesize and not s.opts.dry_run:

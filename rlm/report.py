@@ -36,6 +36,7 @@ def build(ctx: Context, res: Result) -> Report:
                                  endpoints=endpoint_usage(s.model, s.sub)))
     if res.reduce is not None:
         rep.reduce = res.reduce
+    rep.aggregate = getattr(res, "aggregate", None)  # rlm.aggregate_map (counting questions)
     cov = res.cov
     if s.opts.dry_run:
         redact_model.declare(s.redaction, rep, [])  # what a run would do
@@ -52,7 +53,13 @@ def build(ctx: Context, res: Result) -> Report:
         ledger.close(cov, ledger.read_account(cov, dec.strategy, u.calls),
                      interrupted_by=s.budget.interrupted_by)
     rep.coverage = cov
-    from rlm.render import answer_markdown
+    # the answer only: the model's words, then code's notes (no findings, no coverage: the
+    # report carries those as data, and rlm.render draws them)
+    # code's headline first (what was found), then the model's words, then how
+    from rlm.headline import headline
 
-    rep.answer = answer_markdown(rep, res.model_answer, parts)
+    head = headline(rep, parts)
+    if head and head.startswith("**Found:** ") and head[11:] in parts:
+        parts = [p for p in parts if p != head[11:]]  # the timeline's summary leads
+    rep.answer = "\n\n".join(p for p in [head or "", res.model_answer or "", *parts] if p)
     return rep

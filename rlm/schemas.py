@@ -221,3 +221,4 @@ class Report(BaseModel):
     run_id: str = ""
     dry_run: bool = False
     redaction: RedactionInfo = Field(default_factory=RedactionInfo)
+    aggregate: dict | None = None  # counting questions: counts and the items behind each number

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from rlm.codeonly.timeline import describe_group
 from rlm.codeonly.wording import guard_label, wording_failed_note
+from rlm.corpus.logset import LogSet, where
 from rlm.corpus.profile import profile_log, why_picked
 from rlm.corpus.source import TextSource
 from rlm.engine.candidates import Group, group_candidates, judge_group, numbered
@@ -23,7 +24,8 @@ SHOWN_LINES, SHOWN_CHARS = 12, 400  # what one group's call shows (engine.candid
 
 async def run(ctx: Context) -> Result:
     res = ctx.new_result()
-    src = ctx.corpus.sources[0]
+    srcs = ctx.corpus.sources
+    src = srcs[0] if len(srcs) == 1 else LogSet(srcs)  # a folder of logs: one log
     prof = profile_log(src)
     res.cov.bytes_scanned_by_code, res.cov.lines_scanned_by_code = prof.bytes, prof.lines
     if prof.overflow:
@@ -76,9 +78,10 @@ async def run(ctx: Context) -> Result:
     return res
 
 
-def _findings(ctx: Context, res: Result, src: TextSource, outs: list[Outcome],
+def _findings(ctx: Context, res: Result, src: TextSource | LogSet, outs: list[Outcome],
               record_end: dict[int, int], rules_by_line: dict[int, list[str]]) -> None:
-    """Code-found groups become findings; the model's label and summary only add words."""
+    """Code-found groups become findings; the model's label and summary only add words.
+    `src` is a file, or a folder's LogSet (global line numbers, located per file here)."""
     n = failed = 0
     reason = ""
     for o in outs:
@@ -94,7 +97,8 @@ def _findings(ctx: Context, res: Result, src: TextSource, outs: list[Outcome],
         texts = [g.texts[ln] for ln in g.lines]
         g.label, label_note = guard_label(g.label, texts, g.why)
         # code states what it knows; the model's summary is added only when usable
-        claim = describe_group(g.kind, g.key, g.why, [(src.display, ln, g.texts[ln])
+        at = {ln: where(src, ln) for ln in g.lines}  # per-file line numbers in a folder
+        claim = describe_group(g.kind, g.key, g.why, [(at[ln][0].display, at[ln][1], g.texts[ln])
                                                        for ln in g.lines])
         claim += f" (model: {g.claim})" if g.claim else ""
         note = label_note or (None if g.claim or ctx.code_only
@@ -102,11 +106,15 @@ def _findings(ctx: Context, res: Result, src: TextSource, outs: list[Outcome],
         for ln in g.lines:
             n += 1
             end = record_end.get(ln, ln)  # a stack trace stays with its header
-            res.findings.append(code_finding(f"f{n}", claim, src, ln, end, True, g.id,
+            fsrc, local = at[ln]
+            res.findings.append(code_finding(f"f{n}", claim, fsrc, local, local + end - ln,
+                                             True, g.id,
                                              label=g.label, group=g.id, note=note,
                                              rules=rules_by_line.get(ln) or None))
         res.groups.append({"id": g.id, "kind": g.kind, "key": g.key, "why": g.why,
-                           "label": g.label, "claim": g.claim, "lines": g.lines,
+                           "label": g.label, "claim": g.claim,
+                           "lines": [at[ln][1] for ln in g.lines],
+                           "paths": [at[ln][0].display for ln in g.lines],
                            "rules": sorted({r for ln in g.lines
                                             for r in rules_by_line.get(ln, [])})})
     if failed:
