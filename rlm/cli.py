@@ -164,6 +164,13 @@ JsonOpt = typer.Option(False, "--json", help="print the JSON report on stdout")
 OutOpt = typer.Option(None, "--out", "-o", help="also write the Markdown report to FILE")
 DryOpt = typer.Option(False, "--dry-run", help="probe, gate and estimate; no model call")
 QuietOpt = typer.Option(False, "--quiet", "-q", help="no progress on stderr")
+YesOpt = typer.Option(False, "--yes", "-y", help="do not ask before a long run (over 200 calls "
+                      "or 10 minutes by the estimate); the warning is still printed")
+RedactOpt = typer.Option(None, "--redact/--no-redact", help="replace secrets and personal data in "
+                         "every prompt by placeholders (default: on unless every model endpoint "
+                         "is on loopback or in-process; RLM_REDACT, config key redact)")
+RedactReportOpt = typer.Option(False, "--redact-report", help="also mask the local report, the run "
+                               "record and the call cache (implies --redact)")
 NoCacheOpt = typer.Option(False, "--no-cache", help="make fresh model calls instead of answering "
                           "from the call cache (answers are still stored, so --resume works)")
 
@@ -189,20 +196,24 @@ def ask(
     resume: Optional[str] = typer.Option(None, "--resume", metavar="RUN", help="reuse the answered "
                                          "calls of run RUN (id, unique prefix, or 'last'): only its "
                                          "failed or unfinished chunks call the model"),
+    redact: Optional[bool] = RedactOpt,
+    redact_report: bool = RedactReportOpt,
+    yes: bool = YesOpt,
 ) -> None:
     """Ask a question about a big file or folder."""
     from rlm.api import AskOptions, ask_async
-    from rlm.progress import Progress
+    from rlm.render.progress import Progress, confirm_long_run
 
     opts = AskOptions(model=model, base_url=_urls(base_url), sub_model=sub_model, concurrency=concurrency,
                       max_tokens=max_tokens, max_calls=max_calls, timeout=timeout,
                       strategy=strategy, dry_run=dry_run, no_cache=no_cache, resume=resume,
-                      argv=_argv(path, question))
+                      argv=_argv(path, question), redact=redact, redact_report=redact_report)
 
     def go():
         import anyio
 
         prog = Progress(enabled=not quiet and sys.stderr.isatty())
+        opts.confirm = confirm_long_run(prog, yes)
         with prog:
             return anyio.run(lambda: ask_async(path, question, opts, on_event=prog.event,
                                                handle_sigint=True))
@@ -357,7 +368,7 @@ def resume_cmd(
     from dataclasses import fields
 
     from rlm.api import AskOptions, ask_async
-    from rlm.progress import Progress
+    from rlm.render.progress import Progress
 
     def load():
         s = _runs_store()
@@ -463,13 +474,14 @@ def audit_cmd(
     out: Optional[Path] = OutOpt,
     dry_run: bool = DryOpt,
     quiet: bool = QuietOpt,
+    redact: Optional[bool] = RedactOpt,
     no_cache: bool = NoCacheOpt,
 ) -> None:
     """Audit a repository: module map, findings with checked path:line evidence, ranked risks.
 
     Rounds stop after two rounds that add nothing new, when nothing is left to dig, or at the budget."""
     from rlm.audit import AuditOptions, audit_async, audit_markdown, parse_lenses
-    from rlm.progress import Progress
+    from rlm.render.progress import Progress
 
     def go():
         import anyio
@@ -477,7 +489,7 @@ def audit_cmd(
         opts = AuditOptions(model=model, base_url=_urls(base_url), concurrency=concurrency,
                             max_tokens=max_tokens, max_calls=max_calls, timeout=timeout,
                             lenses=parse_lenses(lens), max_rounds=max_rounds, dry_run=dry_run,
-                            no_cache=no_cache)
+                            no_cache=no_cache, redact=redact)
         prog = Progress(enabled=not quiet and sys.stderr.isatty())
         with prog:
             return anyio.run(lambda: audit_async(repo, opts, on_event=prog.event,
@@ -501,20 +513,21 @@ def mine_cmd(
     out: Optional[Path] = OutOpt,
     dry_run: bool = DryOpt,
     quiet: bool = QuietOpt,
+    redact: Optional[bool] = RedactOpt,
     no_cache: bool = NoCacheOpt,
 ) -> None:
     """Mine requirements: facts per question, verified in code or marked inferred.
 
     A question without a verified fact keeps a placeholder naming it, never a guess."""
     from rlm.mine import MineOptions, mine_async, mine_markdown
-    from rlm.progress import Progress
+    from rlm.render.progress import Progress
 
     def go():
         import anyio
 
         opts = MineOptions(model=model, base_url=_urls(base_url), concurrency=concurrency,
                            max_tokens=max_tokens, max_calls=max_calls, timeout=timeout,
-                           dry_run=dry_run, no_cache=no_cache)
+                           dry_run=dry_run, no_cache=no_cache, redact=redact)
         prog = Progress(enabled=not quiet and sys.stderr.isatty())
         with prog:
             return anyio.run(lambda: mine_async(repo, questions, opts, on_event=prog.event,
@@ -644,7 +657,12 @@ def calibrate_cmd(
 
 
 def main() -> None:
-    app()
+    from rlm.cli_help import readable_help
+
+    readable_help()
+    if not sys.argv[1:]:  # bare `rlm`: the help, and that is not an error
+        app(["--help"], prog_name="rlm")
+    app(prog_name="rlm")
 
 
 if __name__ == "__main__":

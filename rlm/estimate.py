@@ -34,6 +34,13 @@ def fill_seconds(model, est: Estimate) -> Estimate:
     return est
 
 
+def announce(ctx, est: Estimate) -> None:
+    """Before a strategy's first model call: fill the seconds and tell the progress display."""
+    if est.seconds is None:
+        fill_seconds(ctx.session.model, est)
+    ctx.emit(Estimated(est.seconds, est.calls, est.basis))
+
+
 def overrun(elapsed: float, seconds: float | None, factor: float = OVERRUN_FACTOR) -> str | None:
     """'3.4x its estimate (~12 s)' once a run has taken `factor` times its estimate."""
     if not seconds or seconds <= 0 or elapsed < factor * seconds:

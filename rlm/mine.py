@@ -79,6 +79,7 @@ class MineOptions:
     chunk_chars: int | None = None
     one_call_max_files: int = ONE_CALL_MAX_FILES
     weak_model: bool | None = None  # None: the embedded model is weak (its claims are checked)
+    redact: bool | None = None  # None: RLM_REDACT, config, or on for non-loopback endpoints
 
 
 # ------------------------------------------------------------------------------ keywords

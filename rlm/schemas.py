@@ -113,6 +113,7 @@ class Finding(BaseModel):
     label: str | None = None
     group: str | None = None  # findings sharing an identifier (e.g. one session id)
     note: str | None = None  # why unverified, or how the range was corrected
+    rules: list[str] | None = None  # which code rules picked the line (profile candidates)
 
 
 class CorpusInfo(BaseModel):
@@ -191,12 +192,23 @@ class UsageInfo(BaseModel):
     endpoints: list[dict] = Field(default_factory=list)
 
 
+class RedactionInfo(BaseModel):
+    """What was replaced by placeholders before prompts left this machine (rlm.redact)."""
+
+    enabled: bool = False
+    why: str = ""
+    report_masked: bool = False  # --redact-report: this report and the run record are masked
+    values: int = 0  # distinct values replaced
+    prompts: int = 0  # distinct prompts that had at least one value replaced
+    kinds: dict[str, int] = Field(default_factory=dict)  # SECRET, EMAIL, CARD, IBAN, PHONE, IP
+
+
 class Report(BaseModel):
     version: str = REPORT_VERSION
     command: str
     question: str
     corpus: CorpusInfo
-    strategy: Literal["direct", "grep", "profile", "fanout"]
+    strategy: Literal["direct", "grep", "profile", "fanout", "none"]  # none: stopped before the gate
     gate: GateInfo
     answer: str = ""
     findings: list[Finding] = Field(default_factory=list)
@@ -209,3 +221,5 @@ class Report(BaseModel):
     tier: str = ""  # none | served | local | sampling (rlm.models.profile)
     run_id: str = ""
     dry_run: bool = False
+    redaction: RedactionInfo = Field(default_factory=RedactionInfo)
+    aggregate: dict | None = None  # counting questions: counts and the items behind each number

@@ -53,7 +53,7 @@ def test_anomalies_with_nothing_configured_is_complete_from_code(big_log):
     assert r.returncode == 0, r.stderr
     rep = json.loads(r.stdout)
     assert rep["model"] == "none" and rep["tier"] == "none" and rep["usage"]["calls"] == 0
-    assert rep["answer"].startswith(NOTICE)
+    assert rep["answer"].startswith("**Found:** ") and NOTICE in rep["answer"]
     cited = {f["source"]["line_start"] for f in rep["findings"] if f["verified"]}
     assert {n["line"] for n in key["needles"]} <= cited  # 12/12 needles
     assert rep["coverage"]["complete"] and "no model read" in rep["coverage"]["statement"]
@@ -82,7 +82,7 @@ def test_grep_with_nothing_configured_is_an_ordered_timeline(tmp_path):
     r = rlm("ask", str(p), "what happened to ORD-99173?")
     assert r.returncode == 0, r.stderr
     out = r.stdout
-    assert out.index(NOTICE) < out.index("4 lines mention ORD-99173")
+    assert out.index("**Found:** 4 lines mention ORD-99173") < out.index(NOTICE)  # found, then how
     assert "between 04:28:00 on May 22 2026 and 05:00:00 on May 27 2026 (5 days 32 min)" in out
     assert "refund issued amount=42.00 again" in out
     assert "What repeats: “refund issued amount=42.00” ×2 (lines 31, 51)" in out
@@ -116,7 +116,10 @@ def test_fanout_with_nothing_configured_ranks_the_planted_passage_first(tmp_path
     assert "lighthouse keeper" in top["evidence"] and "not read by a model" in top["claim"]
     cov = rep["coverage"]
     assert not cov["complete"] and "no model read" in cov["statement"]
-    assert "found by code, not read by a model" in rep["answer"]
+    from rlm.render import answer_markdown  # the passages are rendered from the findings
+    from rlm.schemas import Report
+
+    assert "found by code, not read by a model" in answer_markdown(Report.model_validate(rep))
 
 
 def test_direct_with_nothing_configured_ranks_and_says_incomplete(tmp_path):
@@ -169,7 +172,9 @@ def test_model_label_noise_never_downgrades_a_panic(big_log, fake_server):
     panic_lines = {n["line"] for n in key["needles"] if n["kind"] == "panic"}
     g = next(g for g in rep.groups if set(g["lines"]) == panic_lines)
     assert g["label"] == "error"
-    assert "[label: error (the model labelled it 'noise'" in rep.answer
+    from rlm.render import answer_markdown  # groups are rendered from the report's data
+
+    assert "[label: error (the model labelled it 'noise'" in answer_markdown(rep)
     cfg = next(g for g in rep.groups if g["kind"] == "template" and g["label"])
     assert cfg["label"] in ("noise", "error")  # WARN config lines: the model's word may stand
 

@@ -14,7 +14,7 @@ from rlm.estimate import fill_seconds, overrun
 from rlm.models.base import Limits
 from rlm.models.degenerate import repeating_tail
 from rlm.models.speed import SpeedMeter, load, speed_path
-from rlm.progress import Progress
+from rlm.render.progress import Progress
 from rlm.schemas import Estimate
 
 

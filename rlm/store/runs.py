@@ -15,6 +15,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -152,6 +153,7 @@ class Recorder:
 
     def __init__(self, store: RunStore, run_id: str, secrets: list[str]):
         self.store, self.run_id, self.secrets = store, run_id, secrets
+        self.mask: Callable[[Any], Any] | None = None  # --redact-report: the run's Redactor
         self.seq = 0
         self.broken = False
         self._lock = threading.Lock()
@@ -166,13 +168,18 @@ class Recorder:
             with self.store._lock:
                 self.store._con.execute("INSERT INTO events VALUES (?, ?, ?, ?, ?)",
                                         (self.run_id, seq, time.time(), kind,
-                                         dumps(data, self.secrets)))
+                                         dumps(self._masked(data), self.secrets)))
                 if kind == "gate":
                     self.store._con.execute("UPDATE runs SET strategy = ? WHERE id = ?",
                                             (data.get("strategy"), self.run_id))
         except Exception as e:  # noqa: BLE001 - never fail a run for its record
             self.broken = True
             warn(f"run record stopped ({e})")
+
+    def _masked(self, data: Any) -> Any:
+        if self.mask is None:
+            return data
+        return self.mask(orjson.loads(dumps(data, [])))
 
     def wrap(self, emit: Callable[[str, dict], None]) -> Callable[[str, dict], None]:
         def both(kind: str, data: dict) -> None:
@@ -197,7 +204,7 @@ class Recorder:
                     (time.time(), status, rep["strategy"], int(bool(cov["complete"])),
                      cov["chunks_total"], cov["chunks_ok"], len({c["chunk"] for c in cov["chunks_failed"]}),
                      u["prompt_tokens"] + u["completion_tokens"], u["calls"], u["cached_calls"],
-                     dumps(rep, self.secrets), self.run_id))
+                     dumps(self._masked(rep), self.secrets), self.run_id))
             else:
                 while isinstance(error, BaseExceptionGroup) and error.exceptions:
                     error = error.exceptions[0]
@@ -223,7 +230,7 @@ def _options(opts, path: str) -> dict:
     """AskOptions as stored: no key; effective model/base URL (env included), URL redacted."""
     from dataclasses import asdict
 
-    d = {k: v for k, v in asdict(opts).items() if k not in ("api_key", "resume", "argv")}
+    d = {k: v for k, v in asdict(opts).items() if k not in ("api_key", "resume", "argv", "confirm")}
     d["model"] = opts.model or os.environ.get("RLM_MODEL") or None
     d["base_url"] = redact_url(opts.base_url or os.environ.get("RLM_BASE_URL") or None)
     d["path_abs"] = path if path == "-" else os.path.abspath(path)

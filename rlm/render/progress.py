@@ -104,3 +104,25 @@ class _Overrun(ProgressColumn):
     def render(self, task) -> Text:
         note = self.prog.overrun_note()
         return Text(f"slower than estimated: {note}" if note else "", style="bold yellow")
+
+
+def confirm_long_run(prog: Progress, yes: bool):
+    """`RunOptions.confirm` for the CLI: print the long-run warning on stderr; ask to go on only
+    on a terminal and without --yes (the progress display steps aside while asking)."""
+    import sys
+
+    def confirm(msg: str) -> bool:
+        Console(stderr=True, highlight=False, soft_wrap=True).print(f"rlm: {msg}.", markup=False)
+        if yes or not (sys.stdin.isatty() and sys.stderr.isatty()):
+            return True
+        live = prog._p
+        if live is not None:
+            live.stop()
+        try:
+            import typer
+
+            return typer.confirm("Continue?", default=True, err=True)
+        finally:
+            if live is not None:
+                live.start()
+    return confirm
