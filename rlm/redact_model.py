@@ -142,6 +142,15 @@ def endpoints(model: Any) -> list[str]:
     return out
 
 
+def _is_sampling(model: Any) -> bool:
+    """MCP sampling (rlm.mcp.sampling): the prompt leaves through the client, to its model."""
+    while model is not None:
+        if getattr(model, "__dict__", {}).get("name", getattr(type(model), "name", None)) == "sampling":
+            return True
+        model = getattr(model, "__dict__", {}).get("inner")
+    return False
+
+
 def is_loopback_host(host: str) -> bool:
     """True when every address the host resolves to is loopback. Only name resolution happens
     (an IP literal or ``localhost`` needs none); nothing is sent to the host."""
@@ -194,6 +203,9 @@ def decide(models: list[Any], flag: bool | None = None, report: bool = False) ->
         return Policy(enabled, f"set by {where}", report)
     if report:
         return Policy(True, "--redact-report", report)
+    if any(_is_sampling(m) for m in models if m is not None):
+        return Policy(True, "on by default: sampling sends prompts to the MCP client's model, "
+                            "which may run anywhere", report)
     remote = [u for m in models if m is not None for u in remote_endpoints(m)]
     if remote:
         return Policy(True, f"on by default: {remote[0]} is not on loopback", report)
