@@ -19,7 +19,6 @@ import ipaddress
 import os
 import socket
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -105,22 +104,10 @@ def parse_switch(value: str, where: str) -> bool:
 
 
 def _config_value() -> str | None:
-    """``redact`` in the user config file (config.json in the rlm config dir), if set."""
-    import orjson
+    """``redact`` in the user config file (`rlm config set redact on|off`), if set."""
+    from rlm.models import config
 
-    d = os.environ.get("RLM_CONFIG_DIR")
-    if d:
-        base = Path(d).expanduser()
-    else:
-        import platformdirs
-
-        base = Path(platformdirs.user_config_dir("rlm", appauthor=False))
-    try:
-        data = orjson.loads((base / "config.json").read_bytes())
-    except (OSError, orjson.JSONDecodeError):
-        return None  # the config module reports a broken file; here it just sets nothing
-    v = data.get("redact") if isinstance(data, dict) else None
-    return None if v is None else str(v)
+    return config.load().get("redact")
 
 
 def endpoints(model: Any) -> list[str]:

@@ -174,8 +174,12 @@ def test_flag_env_and_config_override_the_default(monkeypatch, tmp_path):
     monkeypatch.delenv("RLM_REDACT", raising=False)
     assert decide(remote, flag=False).enabled is False
     assert decide(loop, flag=True).enabled is True
-    (tmp_path / "_rlm_config").mkdir(exist_ok=True)
-    (tmp_path / "_rlm_config" / "config.json").write_text('{"redact": "on"}')
+    from rlm.models import config
+
+    with pytest.raises(UsageError, match="on or off"):
+        config.set_value("redact", "sometimes")
+    config.set_value("redact", "yes")  # `rlm config set redact yes`
+    assert config.load()["redact"] == "on"
     assert decide(loop).enabled is True and "config" in decide(loop).why
     monkeypatch.setenv("RLM_REDACT", "0")
     assert decide(remote).enabled is False and "RLM_REDACT" in decide(remote).why
