@@ -191,3 +191,15 @@ def test_flag_env_and_config_override_the_default(monkeypatch, tmp_path):
     assert decide(loop, report=True).enabled is True  # --redact-report implies redaction
     with pytest.raises(UsageError, match="--redact-report"):
         decide(loop, flag=False, report=True)
+
+
+def test_every_endpoint_of_a_pool_counts(monkeypatch):
+    """Several endpoints (--base-url a,b): one that is not on loopback turns redaction on."""
+    from rlm.models.registry import resolve_model
+
+    monkeypatch.delenv("RLM_REDACT", raising=False)
+    both_local = resolve_model("m", "http://127.0.0.1:9/v1,http://localhost:9/v1")
+    assert decide([both_local]).enabled is False
+    mixed = resolve_model("m", "http://127.0.0.1:9/v1,http://10.0.0.5:9/v1")
+    p = decide([mixed])
+    assert p.enabled and "10.0.0.5" in p.why
