@@ -238,7 +238,7 @@ class Redactor:
         self._by_value: dict[tuple[str, str], str] = {}
         self._by_placeholder: dict[str, str] = {}
         self._counters = {k: 0 for k in KINDS}
-        self._touched: set[int] = set()  # hashes of the originals of prompts that had a hit
+        self._touched: set[int] = set()  # hashes of the prompts (first user message) with a hit
         self._lock = threading.Lock()
 
     def placeholder(self, kind: str, value: str) -> str:
@@ -252,7 +252,7 @@ class Redactor:
                 self._by_placeholder[ph] = value
             return ph
 
-    def redact(self, text: str, count_as_chunk: bool = False) -> str:
+    def redact(self, text: str, count_prompt: bool = False) -> str:
         """text with every detected value replaced by its placeholder."""
         if not text:
             return text
@@ -265,7 +265,7 @@ class Redactor:
             out.append(self.placeholder(h.kind, h.value))
             pos = h.end
         out.append(text[pos:])
-        if count_as_chunk:
+        if count_prompt:
             with self._lock:
                 self._touched.add(hash(text))
         return "".join(out)
@@ -305,16 +305,17 @@ class Redactor:
         return sum(self.counts().values())
 
     @property
-    def chunks(self) -> int:
+    def prompts(self) -> int:
         return len(self._touched)
 
     def statement(self) -> str:
         """e.g. '37 values in 12 prompts were redacted before leaving this machine (secrets 21,
-        e-mails 16)'; empty when nothing was found."""
+        e-mails 16)'; empty when nothing was found. Prompts, not chunks: a value can also be in
+        a merge or synthesis prompt, and a retry of the same prompt counts once."""
         c = self.counts()
         if not c:
             return ""
-        n, k = self.values, self.chunks
+        n, k = self.values, self.prompts
         kinds = ", ".join(f"{KIND_WORDS[x]} {c[x]}" for x in KINDS if x in c)
-        return (f"{n} value{'s' if n != 1 else ''} in {k} chunk{'s' if k != 1 else ''} "
+        return (f"{n} value{'s' if n != 1 else ''} in {k} prompt{'s' if k != 1 else ''} "
                 f"{'were' if n != 1 else 'was'} redacted before leaving this machine ({kinds})")

@@ -52,7 +52,7 @@ class RedactingModel:
                 # the first user message carries the material; a retry repeats it (counted once)
                 count = m.get("role") == "user" and first_user
                 first_user = first_user and m.get("role") != "user"
-                m = {**m, "content": self.redactor.redact(content, count_as_chunk=count)}
+                m = {**m, "content": self.redactor.redact(content, count_prompt=count)}
             out.append(m)
         return out
 
@@ -91,7 +91,7 @@ class Policy:
         """The report's ``redaction`` field."""
         r = self.redactor
         return {"enabled": self.enabled, "why": self.why, "report_masked": self.report,
-                "values": r.values, "prompts": r.chunks, "kinds": r.counts()}
+                "values": r.values, "prompts": r.prompts, "kinds": r.counts()}
 
 
 def parse_switch(value: str, where: str) -> bool:

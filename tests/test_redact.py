@@ -82,15 +82,15 @@ def test_private_key_block_body_is_one_value():
 
 def test_placeholders_are_stable_and_restorable():
     r = Redactor()
-    a = r.redact("mail jane.doe@acme-corp.com and 203.0.113.77", count_as_chunk=True)
-    b = r.redact("again 203.0.113.77 then bob@example.org", count_as_chunk=True)
+    a = r.redact("mail jane.doe@acme-corp.com and 203.0.113.77", count_prompt=True)
+    b = r.redact("again 203.0.113.77 then bob@example.org", count_prompt=True)
     assert a == "mail ⟨EMAIL_1⟩ and ⟨IP_1⟩"
     assert b == "again ⟨IP_1⟩ then ⟨EMAIL_2⟩"
     assert r.restore("⟨EMAIL_2⟩ wrote to ⟨EMAIL_1⟩ from ⟨IP_1⟩ (⟨IP_9⟩)") == \
         "bob@example.org wrote to jane.doe@acme-corp.com from 203.0.113.77 (⟨IP_9⟩)"
     assert r.restore_data({"q": ["⟨IP_1⟩"], "n": 3}) == {"q": ["203.0.113.77"], "n": 3}
-    assert r.counts() == {"EMAIL": 2, "IP": 1} and r.chunks == 2
-    assert r.statement() == ("3 values in 2 chunks were redacted before leaving this machine "
+    assert r.counts() == {"EMAIL": 2, "IP": 1} and r.prompts == 2
+    assert r.statement() == ("3 values in 2 prompts were redacted before leaving this machine "
                              "(e-mails 2, IP addresses 1)")
     assert r.redact(a) == a  # placeholders are never redacted again
 

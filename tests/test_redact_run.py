@@ -120,7 +120,7 @@ def test_nothing_planted_leaves_on_any_path(tmp_path, server, strategy, question
     red = rep.redaction
     assert red.enabled and red.values >= len(SECRETS) and red.prompts >= 1
     assert red.kinds["SECRET"] >= 4 and red.kinds["EMAIL"] == 1 and red.kinds["CARD"] == 1
-    assert f"{red.values} values in {red.prompts} chunk" in rep.coverage.statement
+    assert f"{red.values} values in {red.prompts} prompt" in rep.coverage.statement
 
 
 def test_direct_read_is_redacted_too(tmp_path, server):
