@@ -143,7 +143,11 @@ def _plugins() -> tuple:
     return tuple(out)
 
 
-_KEYWORD_HINT = re.compile(r"(?i)key|pass|pwd|secret|contras")
+_KEYWORD_HINT = re.compile(r"(?i)key|pw|pass|token|secret|contras|cloudant|softlayer")
+# plugins whose every pattern needs one of the hint words: they read only the lines that have
+# one (five times faster on logs; a pattern's "^" then means a line start, as in a file scan)
+_KEYWORD_PLUGINS = {"KeywordDetector", "CloudantDetector", "IbmCloudIamDetector",
+                    "IbmCosHmacDetector", "SoftlayerDetector"}
 
 
 def _plugin_matches(plugin, text: str):
@@ -163,13 +167,16 @@ def _plugin_matches(plugin, text: str):
 
 def _secret_plugin_values(text: str) -> list[str]:
     """Values detect-secrets' plugins find. Their patterns do not span lines, so they run over
-    the whole text at once, except the (slow, line-anchored) keyword plugin, which runs only on
-    lines that hold one of its keywords."""
+    the whole text at once, except the keyword-anchored ones (see _KEYWORD_PLUGINS)."""
     vals: list[str] = []
+    hinted = [ln for ln in text.split("\n") if _KEYWORD_HINT.search(ln)]
     for plugin in _plugins():
         limit = _ENTROPY_LIMITS.get(type(plugin).__name__)
-        if type(plugin).__name__ == "KeywordDetector":
-            parts = [ln for ln in text.split("\n") if _KEYWORD_HINT.search(ln)]
+        name = type(plugin).__name__
+        if name == "KeywordDetector":  # it reports one match per call: line by line
+            parts = hinted
+        elif name in _KEYWORD_PLUGINS:
+            parts = ["\n".join(hinted)] if hinted else []
         else:
             parts = [text]
         try:
@@ -196,14 +203,15 @@ def detect(text: str) -> list[Hit]:
     """Non-overlapping hits in text order. Earlier detectors win an overlap, so a password in a
     URL is not also read as an e-mail address, and a card number not as a phone number."""
     hits: list[Hit] = []
-    for m in _PRIVATE_KEY_BLOCK.finditer(text):
+    for m in (_PRIVATE_KEY_BLOCK.finditer(text) if "PRIVATE KEY" in text else ()):
         g = 1 if m.group(1) is not None else 2
         body = m.group(g)
         value = "".join(_KEY_BODY.findall(body))
         if value:
             hits.extend(Hit(m.start(g) + b.start(), m.start(g) + b.end(), "SECRET", value)
                         for b in _KEY_BODY.finditer(body))
-    hits += _spans(_URL_PASSWORD, text, "SECRET", 1)
+    if "://" in text:
+        hits += _spans(_URL_PASSWORD, text, "SECRET", 1)
     hits += _spans(_AUTH_TOKEN, text, "SECRET", 1,
                    lambda v: any(c.isdigit() for c in v) or len(v) >= 24)
     hits += _spans(_KV_SECRET, text, "SECRET", 1, lambda v: not PLACEHOLDER.search(v))
@@ -213,7 +221,8 @@ def detect(text: str) -> list[Hit]:
         while i >= 0:
             hits.append(Hit(i, i + len(v), "SECRET", v))
             i = text.find(v, i + len(v))
-    hits += _spans(_EMAIL, text, "EMAIL")
+    if "@" in text:
+        hits += _spans(_EMAIL, text, "EMAIL")
     hits += _spans(_CARD, text, "CARD", check=is_card)
     hits += _spans(_IBAN, text, "IBAN", check=iban_ok)
     hits += _spans(_PHONE, text, "PHONE", check=_phone_ok)
