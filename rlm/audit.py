@@ -34,6 +34,7 @@ from rlm.corpus.walk import Module, group_modules
 from rlm.engine.budget import Budget
 from rlm.engine.mapper import Outcome, map_items
 from rlm.errors import UsageError
+from rlm.corpus.lines import MAX_LINE_CHARS
 from rlm.evidence import EvidenceCheck, EvidenceStats, format_evidence_path, parse_evidence_path
 from rlm.models.base import Model
 from rlm.repo_chunks import RepoChunk, chunk_files, chunk_modules, is_doc_file, is_test_file
@@ -292,7 +293,7 @@ class _Audit:
             jobs.append(self.module_job(ch))
         cut = sum(ch.cut_lines for ch in chunks)
         if cut:
-            self.declared.append(f"{cut} over-long lines were shown cut at 400 characters")
+            self.declared.append(f"{cut} over-long lines were shown cut at {MAX_LINE_CHARS} characters")
         return jobs
 
     def lens_jobs(self, lens: str) -> list[Job]:

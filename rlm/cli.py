@@ -199,7 +199,7 @@ def ask(
 ) -> None:
     """Ask a question about a big file or folder."""
     from rlm.api import AskOptions, ask_async
-    from rlm.progress import Progress
+    from rlm.render.progress import Progress
 
     opts = AskOptions(model=model, base_url=_urls(base_url), sub_model=sub_model, concurrency=concurrency,
                       max_tokens=max_tokens, max_calls=max_calls, timeout=timeout,
@@ -364,7 +364,7 @@ def resume_cmd(
     from dataclasses import fields
 
     from rlm.api import AskOptions, ask_async
-    from rlm.progress import Progress
+    from rlm.render.progress import Progress
 
     def load():
         s = _runs_store()
@@ -477,7 +477,7 @@ def audit_cmd(
 
     Rounds stop after two rounds that add nothing new, when nothing is left to dig, or at the budget."""
     from rlm.audit import AuditOptions, audit_async, audit_markdown, parse_lenses
-    from rlm.progress import Progress
+    from rlm.render.progress import Progress
 
     def go():
         import anyio
@@ -516,7 +516,7 @@ def mine_cmd(
 
     A question without a verified fact keeps a placeholder naming it, never a guess."""
     from rlm.mine import MineOptions, mine_async, mine_markdown
-    from rlm.progress import Progress
+    from rlm.render.progress import Progress
 
     def go():
         import anyio

@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from rlm.corpus.walk import FileEntry, Module
-from rlm.evidence import read_lines, safe_resolve
+from rlm.corpus.lines import CUT_MARK, MAX_LINE_CHARS, number_lines, read_lines
+from rlm.evidence import safe_resolve
 
 __all__ = [
     "MAX_LINE_CHARS",
@@ -41,8 +42,6 @@ __all__ = [
     "block_end",
 ]
 
-MAX_LINE_CHARS = 400  # a longer line is shown cut in prompts
-_CUT_MARK = " […]"
 NUMBER_WIDTH = 5  # "  12| "
 
 DOC_EXTENSIONS = frozenset({
@@ -80,32 +79,19 @@ def file_lines(root: Path, rel: str) -> tuple[str, ...]:
 # ------------------------------------------------------------------------------ numbering
 
 
-def _show(line: str, cap: int = MAX_LINE_CHARS) -> tuple[str, bool]:
-    line = line.replace("\t", "    ")
-    if len(line) <= cap:
-        return line, False
-    return line[:cap] + _CUT_MARK, True
-
-
 def numbered(path: str, lines: Sequence[str], start: int, end: int, total: int | None = None,
              cap: int = MAX_LINE_CHARS) -> tuple[str, int]:
     """The text of lines start..end (1-based, inclusive) of ``path`` with a header and original
     line numbers: ``### path (lines 1-40 of 40)`` then ``  12| text``. Returns (text, cut
     lines)."""
     total = len(lines) if total is None else total
-    head = f"### {path} (lines {start}-{end} of {total})"
-    out = [head]
-    cuts = 0
-    for n in range(start, end + 1):
-        s, cut = _show(lines[n - 1], cap)
-        cuts += cut
-        out.append(f"{n:>{NUMBER_WIDTH - 2}}| {s}".rstrip())
-    return "\n".join(out), cuts
+    body, cuts = number_lines(lines[start - 1:end], start, width=NUMBER_WIDTH - 2, max_chars=cap)
+    return f"### {path} (lines {start}-{end} of {total})\n{body}", cuts
 
 
 def _cost(lines: Sequence[str], a: int, b: int) -> int:
     """Characters of lines a..b once numbered (what they cost in a prompt)."""
-    return sum(min(len(lines[i - 1]), MAX_LINE_CHARS + len(_CUT_MARK)) + NUMBER_WIDTH + 1
+    return sum(min(len(lines[i - 1]), MAX_LINE_CHARS + len(CUT_MARK)) + NUMBER_WIDTH + 1
                for i in range(a, b + 1))
 
 

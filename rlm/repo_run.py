@@ -27,32 +27,16 @@ from rlm.corpus.walk import WalkResult, walk
 from rlm.engine.budget import Budget, watch_sigint
 from rlm.engine.call import call_json
 from rlm.errors import UsageError
+from rlm.corpus.lines import MAX_LINE_CHARS, merge_ranges, show_line
+from rlm.run.window import est_tokens, window_chars  # noqa: F401 - used by audit and mine
 from rlm.evidence import EvidenceCheck
 from rlm.models.base import Limits, Model
-from rlm.repo_chunks import MAX_LINE_CHARS, doc_lines, file_lines, is_doc_file
+from rlm.repo_chunks import doc_lines, file_lines, is_doc_file
 from rlm.schemas import CorpusInfo
 from rlm.schemas_repo import FileCoverage
 
-CHARS_PER_TOKEN = 3.0  # code, conservative (SmolLM2 measured ~3.2 on Python)
-PROMPT_OVERHEAD_TOKENS = 500  # instructions + schema + headers of one call
-
-
 def new_run_id() -> str:
     return time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
-
-
-def window_chars(model: Model | None, usable_fraction: float, override: int | None = None,
-                 lo: int = 1500, hi: int = 24_000) -> int:
-    """Characters of material one call may carry: a fraction of the model's context."""
-    if override:
-        return max(200, int(override))
-    ctx = getattr(model, "context_tokens", 8192) or 8192
-    tokens = int(ctx * usable_fraction) - PROMPT_OVERHEAD_TOKENS
-    return max(lo, min(hi, int(tokens * CHARS_PER_TOKEN)))
-
-
-def est_tokens(chars: int) -> int:
-    return int(chars / CHARS_PER_TOKEN) + 1
 
 
 # ------------------------------------------------------------------------------ the corpus
@@ -180,9 +164,7 @@ def render_candidates(cands: Sequence[Candidate], start: int = 1) -> tuple[str, 
             out.append(f"== {c.path} ==")
         elif c.line != prev.line + 1:
             out.append("    …")
-        text = c.text.replace("\t", "    ")
-        if len(text) > MAX_LINE_CHARS:
-            text = text[:MAX_LINE_CHARS] + " […]"
+        text, _ = show_line(c.text)
         out.append(f"[{n}] {text}".rstrip())
         mapping[n] = c
         prev = c
@@ -320,16 +302,6 @@ async def with_model(opts, fn: Callable[[Model, anyio.CancelScope, Budget], Awai
     finally:
         if own:
             await model.aclose()
-
-
-def merge_ranges(ranges: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
-    out: list[tuple[int, int]] = []
-    for a, b in sorted(ranges):
-        if out and a <= out[-1][1] + 1:
-            out[-1] = (out[-1][0], max(out[-1][1], b))
-        else:
-            out.append((a, b))
-    return out
 
 
 @dataclass

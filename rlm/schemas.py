@@ -113,6 +113,7 @@ class Finding(BaseModel):
     label: str | None = None
     group: str | None = None  # findings sharing an identifier (e.g. one session id)
     note: str | None = None  # why unverified, or how the range was corrected
+    rules: list[str] | None = None  # which code rules picked the line (profile candidates)
 
 
 class CorpusInfo(BaseModel):
@@ -206,7 +207,7 @@ class Report(BaseModel):
     command: str
     question: str
     corpus: CorpusInfo
-    strategy: Literal["direct", "grep", "profile", "fanout"]
+    strategy: Literal["direct", "grep", "profile", "fanout", "none"]  # none: stopped before the gate
     gate: GateInfo
     answer: str = ""
     findings: list[Finding] = Field(default_factory=list)
@@ -220,3 +221,4 @@ class Report(BaseModel):
     run_id: str = ""
     dry_run: bool = False
     redaction: RedactionInfo = Field(default_factory=RedactionInfo)
+    aggregate: dict | None = None  # counting questions: counts and the items behind each number

@@ -36,6 +36,7 @@ class Item:
 class QuestionKey:
     items: list[Item]
     answer: str = "all"  # "all": every item present; "last": the latest present item's value
+    agg: dict | None = None  # counting questions: {"kind", "labels"}; answered from the records
 
 
 @dataclass
@@ -57,14 +58,15 @@ class SimKey:
         return None
 
     def to_json(self) -> dict:
-        return {"questions": {q: {"items": [vars(i) for i in k.items], "answer": k.answer}
+        return {"questions": {q: {"items": [vars(i) for i in k.items], "answer": k.answer,
+                                  "agg": k.agg}
                               for q, k in self.questions.items()},
                 "records": self.records, "record_pattern": self.record_pattern,
                 "instructions": self.instructions}
 
     @classmethod
     def from_json(cls, d: dict) -> "SimKey":
-        qs = {q: QuestionKey([Item(**i) for i in k["items"]], k.get("answer", "all"))
+        qs = {q: QuestionKey([Item(**i) for i in k["items"]], k.get("answer", "all"), k.get("agg"))
               for q, k in (d.get("questions") or {}).items()}
         return cls(qs, d.get("records") or {}, d.get("record_pattern"), d.get("instructions") or [])
 

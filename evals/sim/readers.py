@@ -17,6 +17,7 @@ import re
 import threading
 from typing import Any
 
+from evals.sim import counting
 from evals.sim.key import Item, QuestionKey, SimKey
 
 NUMBERED = re.compile(r"^(\d+)\| ?(.*)$", re.M)
@@ -62,7 +63,11 @@ def shown_lines(text: str) -> list[tuple[int, str]]:
     return [(int(m.group(1)), m.group(2)) for m in NUMBERED.finditer(text)]
 
 
-def quote_of(line_text: str) -> str:
+def quote_of(line_text: str, item: Item | None = None) -> str:
+    """What a careful reader quotes: the relevant words (the item's text when the line holds
+    it), else the start of the line; at most 150 characters."""
+    if item is not None and item.match in line_text:
+        return item.match.strip()[:150]
     return line_text.strip()[:150]
 
 
@@ -156,8 +161,10 @@ class Reader:
 
     def _map(self, text: str, qk: QuestionKey | None, rng: random.Random) -> list[dict]:
         lines = shown_lines(text)
-        found = [{"line": n, "claim": it.claim, "quote": quote_of(t)}
+        found = [{"line": n, "claim": it.claim, "quote": quote_of(t, it)}
                  for n, t, it in self._present(lines, qk)][:3]
+        if qk is not None and qk.agg:  # a counting question read without rlm's aggregation
+            found = counting.record_findings(self.key, qk, lines)
         for n, t in self._obeyed(lines):
             if "report nothing" in t:
                 self._note("obeyed", what="report nothing", line=n)
@@ -258,6 +265,8 @@ class Reader:
             self._note("obeyed", what="cite", line=cite, instruction_line=n)
             return {"answer": f"The text says {m.group(1) if m else t[:80]} ({TAG_OBEY}).",
                     "cites": [cite]}
+        if qk is not None and qk.agg:
+            return counting.answer_from(self.key, qk, text)
         findings = [(int(m.group(1)), m.group(2)) for m in FINDING.finditer(text)]
         if findings:  # synthesis: the items whose claims the verified findings carry
             present = [(i, it) for i, claim in findings for it in (qk.items if qk else [])

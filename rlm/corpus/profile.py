@@ -1,30 +1,31 @@
-"""Log profile: mask variable tokens, count templates, pick rare templates and error-level lines.
+"""Log profile: count line shapes, then code's rules pick the candidate lines.
 
-Code does the detection here: on a line-oriented log the interesting lines are those whose
-shape is rare (a template seen a handful of times among hundreds of thousands) or whose level
-says so. Masking runs as one C-level `re.sub` per 4 MiB block; newlines are never touched, so
-the masked block splits into exactly the same lines as the original.
+Code does the detection here. The counter (rlm/corpus/counter.py) masks variable tokens and
+counts shapes at disk speed; the rules (rlm/corpus/signals.py) pick shapes by severity, failure
+words, rarity (overall and per component), bursts, silences and returns after a quiet stretch.
+Every candidate line carries the rules that picked it. A stack trace stays with its header.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
+from rlm.corpus.counter import TemplateCounter, count_templates, lines_in_block
+from rlm.corpus.logset import LogSet
+from rlm.corpus.records import to_records
+from rlm.corpus.severity import ERROR_RANK, severity
+from rlm.corpus.signals import RULES, Pick, rate_rules, template_rules
 from rlm.corpus.source import TextSource
-
-# Any token that contains a digit (timestamps, ids, counts, IPs, versions) or a long hex run.
-_MASK = re.compile(rb"[A-Za-z0-9_.:+-]*[0-9][A-Za-z0-9_.:+-]*|\b[0-9a-fA-F]{8,}\b")
-_ERROR_LEVEL = re.compile(rb"\b(ERROR|ERR|FATAL|CRITICAL|CRIT|PANIC|EMERG|ALERT|SEVERE)\b|\bpanic:")
-BLOCK = 1 << 22
 
 
 @dataclass
 class Template:
     text: str
     count: int
-    lines: list[int]  # up to `keep` line numbers (1-based, ascending)
+    lines: list[int]  # up to `keep` line numbers (1-based, ascending), or the rule's lines
     error_level: bool
+    rules: list[str] = field(default_factory=list)  # which rules picked it
+    whys: list[str] = field(default_factory=list)  # one human reason per rule
 
 
 @dataclass
@@ -32,67 +33,112 @@ class Profile:
     lines: int
     bytes: int
     templates_total: int
-    templates: list[Template]  # rare and error-level templates, the candidates' shapes
+    templates: list[Template]  # the picked shapes, the candidates' shapes
     candidates: list[int] = field(default_factory=list)  # candidate line numbers, ascending
     common: list[Template] = field(default_factory=list)  # the most frequent shapes, for context
     overflow: bool = False  # too many distinct templates: tracking was capped (declared)
     rare_max: int = 0
+    record_end: dict[int, int] = field(default_factory=dict)  # candidate -> last line of its record
+    record_of: dict[int, int] = field(default_factory=dict)  # picked line -> its record's header
+    rules_by_line: dict[int, list[str]] = field(default_factory=dict)  # candidate -> rules
+    workers: list[dict] = field(default_factory=list)  # worker processes' cpu_s and rss_mb
+    picks: list[Pick] = field(default_factory=list)  # every rule's pick (for evaluation)
 
 
-def profile_log(src: TextSource, rare_max: int | None = None, keep: int = 20,
-                max_templates: int = 200_000, max_candidates: int = 400) -> Profile:
-    """One pass over the file. A template is rare when seen at most `rare_max` times
-    (default: 1 on small logs rising to 5 at 100,000 lines, then 0.001% of the lines)."""
-    data = src.data
-    size = src.size
-    counts: dict[bytes, list] = {}
-    line_no = 0
-    overflow = False
-    pos = 0
-    while pos < size:
-        end = min(size, pos + BLOCK)
-        if end < size:
-            nl = data.rfind(b"\n", pos, end)
-            end = nl + 1 if nl >= pos else data.find(b"\n", end) + 1 or size
-        block = bytes(data[pos:end])
-        pos = end
-        masked = _MASK.sub(b"#", block)
-        if masked.endswith(b"\n"):
-            masked = masked[:-1]
-        for t in masked.split(b"\n"):
-            line_no += 1
-            e = counts.get(t)
-            if e is None:
-                if len(counts) >= max_templates:
-                    overflow = True
-                    continue
-                counts[t] = [1, [line_no]]
-            else:
-                e[0] += 1
-                if len(e[1]) < keep:
-                    e[1].append(line_no)
-    n = line_no
-    if rare_max is None:
-        # "rare" is relative: 5 sightings are rare among 600,000 lines, common among 180
-        rare_max = max(1, min(5, n // 20_000)) if n < 100_000 else max(5, n // 100_000)
-    picked: list[Template] = []
+def default_rare_max(n: int) -> int:
+    # "rare" is relative: 5 sightings are rare among 600,000 lines, common among 180
+    return max(1, min(5, n // 20_000)) if n < 100_000 else max(5, n // 100_000)
+
+
+def _is_error(text: str) -> bool:
+    sev = severity(text)
+    return sev is not None and sev <= ERROR_RANK
+
+
+def why_picked(tp: Template, lines: int) -> str:
+    """One template's reasons, in words: how often it was seen, its level, and each rule."""
+    w = (f"a line shape seen {tp.count} time{'s' if tp.count != 1 else ''} in {lines:,} lines"
+         + (", error level" if tp.error_level else ""))
+    extra = [f"{r}: {y}" for r, y in zip(tp.rules, tp.whys) if r not in ("rare", "severity")]
+    return w + (f" ({'; '.join(extra)})" if extra else "")
+
+
+def _take(picked: list[Template], cap: int) -> tuple[list[int], dict[int, list[str]]]:
+    """Up to `cap` candidate lines, round-robin over the picked shapes (every shape's first
+    line before any shape's second), so one flood of a shape cannot crowd out the others."""
     candidates: list[int] = []
-    for t, (c, lines) in counts.items():
-        err = bool(_ERROR_LEVEL.search(t))
-        if c <= rare_max or err:
-            picked.append(Template(t.decode("utf-8", "replace"), c, lines, err))
-    # Rarest first; error-level shapes before others at equal rarity.
-    picked.sort(key=lambda x: (x.count, not x.error_level, x.lines[0]))
-    for tp in picked:
-        for ln in tp.lines:
-            if len(candidates) >= max_candidates:
-                break
-            candidates.append(ln)
+    rules_by_line: dict[int, list[str]] = {}
+    depth = 0
+    while len(candidates) < cap and any(depth < len(tp.lines) for tp in picked):
+        for tp in picked:
+            if depth >= len(tp.lines) or len(candidates) >= cap:
+                continue
+            ln = tp.lines[depth]
+            if ln not in rules_by_line:
+                candidates.append(ln)
+                rules_by_line[ln] = []
+            rules_by_line[ln] += [r for r in tp.rules if r not in rules_by_line[ln]]
+        depth += 1
+    return candidates, rules_by_line
+
+
+def _count(src: TextSource | LogSet, keep: int, max_templates: int) -> TemplateCounter:
+    if not isinstance(src, LogSet):
+        return count_templates(src.path, keep, max_templates) if src.size else TemplateCounter()
+    tc = TemplateCounter(keep, max_templates)  # one template table across the folder
+    for i, s in enumerate(src.sources):
+        if s.size:
+            tc.absorb(count_templates(s.path, keep, max_templates), file=i)
+    return tc
+
+
+def profile_log(src: TextSource | LogSet, rare_max: int | None = None, keep: int = 20,
+                max_templates: int = 200_000, max_candidates: int = 400) -> Profile:
+    """One pass over the file (or each file of a folder, in time order), then the rules. A
+    template is rare when seen at most `rare_max` times (default: 1 on small logs rising to 5
+    at 100,000 lines, then 0.001%). Line numbers are global over a LogSet (see `locate`)."""
+    tc = _count(src, keep, max_templates)
+    paths = [s.path for s in src.sources] if isinstance(src, LogSet) else [src.path]
+    n = tc.lines
+    if rare_max is None:
+        rare_max = default_rare_max(n)
+
+    def example(t: bytes, first_line: int) -> str:
+        return src.line(first_line, 400)
+
+    picks = template_rules(tc, rare_max, example)
+    for p in rate_rules(tc):
+        got = lines_in_block(paths, tc, p.windows[0], p.template)
+        if got:  # silence names the last sighting; burst and return the first
+            p.lines = got[-1:] if p.rule == "silence" else got[:keep]
+            picks.append(p)
+    by_t: dict[bytes, Template] = {}
+    for p in picks:
+        text = p.template.decode("utf-8", "replace")
+        tp = by_t.get(p.template)
+        if tp is None:
+            tp = by_t[p.template] = Template(text, tc.counts[p.template][0], [],
+                                             _is_error(text))
+        tp.rules.append(p.rule)
+        tp.whys.append(p.why)
+        tp.lines = sorted(set(tp.lines) | set(p.lines))
+    picked = list(by_t.values())
+    # more rules agreeing first, then the stronger rule (the order of RULES), rarer, earlier
+    picked.sort(key=lambda x: (-len(set(x.rules)), min(RULES.index(r) for r in x.rules),
+                               x.count, x.lines[0]))
+    candidates, rules_by_line = _take(picked, max_candidates)
     common = sorted(
-        (Template(t.decode("utf-8", "replace"), c, v[:1], bool(_ERROR_LEVEL.search(t)))
-         for t, (c, v) in counts.items() if c > rare_max),
+        (Template(t.decode("utf-8", "replace"), c, v[:1], _is_error(t.decode("utf-8", "replace")))
+         for t, (c, v) in tc.counts.items() if c > rare_max),
         key=lambda x: -x.count,
     )[:10]
-    return Profile(lines=n, bytes=size, templates_total=len(counts), templates=picked,
-                   candidates=sorted(set(candidates)), common=common, overflow=overflow,
-                   rare_max=rare_max)
+    # a stack-trace line is its record's header's candidate: one exception, one candidate
+    heads, record_end, record_of = to_records(src, sorted(set(candidates)))
+    for ln, head in record_of.items():
+        if head != ln and ln in rules_by_line:
+            rules_by_line.setdefault(head, [])
+            rules_by_line[head] += [r for r in rules_by_line.pop(ln) if r not in rules_by_line[head]]
+    return Profile(lines=n, bytes=src.size, templates_total=len(tc.counts), templates=picked,
+                   candidates=heads, common=common, overflow=tc.overflow,
+                   rare_max=rare_max, record_end=record_end, record_of=record_of,
+                   rules_by_line=rules_by_line, workers=tc.workers, picks=picks)

@@ -3,17 +3,19 @@
 rlm runs report events through a plain callback (gate, plan, one per finished chunk, reduce).
 `ProgressRelay` counts them and sends MCP progress notifications (chunks done/failed, tokens),
 at most one every `interval` seconds and only when the count moved (the spec wants progress
-to increase). `run_interruptible` runs the work shielded from the request's cancellation: when
-the client cancels, it sets the run's interrupt event instead, so the run stops its calls,
-names the unfinished chunks "interrupted", records its report (resumable) and only then does
-the cancellation go on.
+to increase). `run_in_worker` runs the work in its own thread (rlm.mcp.worker), shielded from
+the request's cancellation: when the client cancels, it stops the run instead, so an ask stops
+its scan and its calls, names the unfinished chunks "interrupted", records its report
+(resumable) and only then does the cancellation go on.
 """
 
 from __future__ import annotations
 
-from typing import Any, Awaitable, Callable, TypeVar
+from typing import Any, TypeVar
 
 import anyio
+
+from rlm.mcp.worker import Work, Worker
 
 T = TypeVar("T")
 GRACE_S = 20.0  # how long a cancelled run may take to write its report
@@ -33,11 +35,12 @@ class ProgressRelay:
         """The run's on_event callback (synchronous, called inside the run)."""
         if kind == "gate":
             self.phase = f"strategy {data.get('strategy')}"
-        elif kind == "plan":
-            self.total = data.get("total")
+        elif kind == "plan":  # audit plans once per round: totals add up
+            t = data.get("total")
+            self.total = None if t is None else self.done + self.failed + int(t)
             self.phase = "reading"
-        elif kind == "chunk":
-            if data.get("ok"):
+        elif kind == "chunk":  # typed UnitDone (status) or an older plain dict (ok)
+            if data.get("status", "ok" if data.get("ok") else "failed") == "ok":
                 self.done += 1
             else:
                 self.failed += 1
@@ -67,11 +70,11 @@ class ProgressRelay:
             await anyio.sleep(self.interval)
 
 
-async def run_interruptible(work: Callable[[anyio.Event], Awaitable[T]],
-                            relay: ProgressRelay | None = None) -> T:
-    """Run work(interrupt) to its end; a cancellation of the caller sets `interrupt` and waits
-    (at most GRACE_S) for the work to wrap up before the cancellation propagates."""
-    interrupt = anyio.Event()
+async def run_in_worker(work: Work[T], relay: ProgressRelay, resumable: bool) -> T:
+    """Run work(interrupt, on_event) in a worker thread (rlm.mcp.worker) while relaying its
+    progress. A cancellation of the caller stops the run; a resumable run (ask) then gets up to
+    GRACE_S to record its report before the cancellation goes on."""
+    w = Worker(relay.event, resumable)
     finished = anyio.Event()
     box: dict[str, Any] = {}
     shield = anyio.CancelScope(shield=True)
@@ -79,23 +82,23 @@ async def run_interruptible(work: Callable[[anyio.Event], Awaitable[T]],
     async def runner() -> None:
         try:
             with shield:
-                box["result"] = await work(interrupt)
+                box["result"] = await anyio.to_thread.run_sync(w.run, work,
+                                                               abandon_on_cancel=True)
         except BaseException as e:  # noqa: BLE001 - handed back to the caller below
             box["error"] = e
         finally:
             finished.set()
 
     async with anyio.create_task_group() as tg:
-        if relay is not None:
-            tg.start_soon(relay.pump)
+        tg.start_soon(relay.pump)
         tg.start_soon(runner)
         try:
             await finished.wait()
         except anyio.get_cancelled_exc_class():
-            interrupt.set()
-            with anyio.move_on_after(GRACE_S, shield=True):
+            w.stop()
+            with anyio.move_on_after(GRACE_S if resumable else 2.0, shield=True):
                 await finished.wait()
-            shield.cancel()
+            shield.cancel()  # past the grace: leave the thread to end on its own
             raise
         tg.cancel_scope.cancel()  # the relay
     if "error" in box:

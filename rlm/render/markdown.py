@@ -1,5 +1,6 @@
-"""Rendering the answer as Markdown. The structure is composed by code from verified findings;
-the model contributes only its short answer text and per-group claims."""
+"""Markdown of a report: the answer, then the findings as code checked them (groups, passages,
+verified and not verified), the reduce and the coverage statement. The report's own `answer`
+is only the answer (the model's words and code's notes); everything else is rendered here."""
 
 from __future__ import annotations
 
@@ -16,11 +17,9 @@ def _evidence(f: Finding, width: int = 220) -> str:
     return ev if len(ev) <= width else ev[:width] + "…"
 
 
-def answer_markdown(rep: Report, model_answer: str | None, parts: list[str]) -> str:
-    out: list[str] = []
-    if model_answer:
-        out.append(model_answer)
-    out.extend(parts)
+def answer_markdown(rep: Report) -> str:
+    """The answer with its findings, reduce and coverage statement (what a reader needs)."""
+    out: list[str] = [rep.answer] if rep.answer else []
     verified = [f for f in rep.findings if f.verified]
     unverified = [f for f in rep.findings if not f.verified]
     if rep.groups:
@@ -47,7 +46,7 @@ def answer_markdown(rep: Report, model_answer: str | None, parts: list[str]) -> 
         from rlm.codeonly.answers import passages_markdown
 
         out.extend(passages_markdown(verified))
-    elif verified and any(p.startswith("Timeline (found by code") for p in parts):
+    elif verified and "Timeline (found by code" in rep.answer:
         pass  # grep hits: code's timeline above lists them
     elif verified:
         out.append(f"### Verified findings ({len(verified)})")
@@ -61,12 +60,23 @@ def answer_markdown(rep: Report, model_answer: str | None, parts: list[str]) -> 
             out.append(f"- {f.claim} — cited {_ref(f)}: {f.note}")
     if rep.reduce.rounds or rep.reduce.stopped != "fits":
         out.append(f"_Reduce: {rep.reduce.rounds} round(s), stopped: {rep.reduce.stopped}._")
+    if evidence_line(rep):
+        out.append(evidence_line(rep))
     out.append(f"_{rep.coverage.statement}_")
     return "\n\n".join(out)
 
 
+def evidence_line(rep: Report) -> str:
+    """The evidence counts, worded the same for every command ("" when nothing was cited)."""
+    ev = rep.evidence
+    if not (ev.verified or ev.corrected or ev.rejected):
+        return ""
+    return (f"Evidence checked by code: {ev.verified} verified, {ev.corrected} corrected (the "
+            f"quote was a few lines from the cited range), {ev.rejected} rejected.")
+
+
 def report_markdown(rep: Report) -> str:
-    """The whole report as Markdown: answer, gate, usage. (The answer already ends with coverage.)"""
+    """The whole report as Markdown: header, gate, the answer with findings and coverage, usage."""
     c = rep.corpus
     head = [f"# {rep.command}: {rep.question}",
             f"Corpus `{c.path}`: {c.bytes:,} bytes, {c.lines:,} lines, {c.files} file(s), kind {c.kind}. "
@@ -76,7 +86,7 @@ def report_markdown(rep: Report) -> str:
             f"prompt tokens" + (f", ~{rep.gate.estimate.seconds:,.0f} s on {rep.model}"
                                 if rep.gate.estimate.seconds is not None else "") + "."]
     if rep.dry_run:
-        return "\n\n".join(head + [rep.answer])
+        return "\n\n".join(head + [rep.answer, f"_{rep.coverage.statement}_"])
     u = rep.usage
     tail = (f"Usage: {u.calls} call(s), {u.prompt_tokens:,} prompt + {u.completion_tokens:,} "
             f"completion tokens, {u.cached_calls} cached, {u.wall_s:.1f}s. Model: {rep.model}. "
@@ -85,4 +95,4 @@ def report_markdown(rep: Report) -> str:
         tail += " Endpoints: " + "; ".join(
             f"{e['url']} {e['calls']} call(s)" + (f", {e['failures']} failed over" if e["failures"] else "")
             for e in u.endpoints) + "."
-    return "\n\n".join(head + ["## Answer", rep.answer, tail])
+    return "\n\n".join(head + ["## Answer", answer_markdown(rep), tail])
