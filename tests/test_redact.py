@@ -162,9 +162,14 @@ def test_default_follows_the_endpoint(monkeypatch):
     assert p.enabled and "203.0.113.5" in p.why and "pw" not in p.why and "key" not in p.why
     assert decide([_Endpoint("http://127.0.0.1/v1"), _Endpoint("http://10.0.0.9/v1")]).enabled
     assert decide([_Wrapper(object())]).enabled is False  # in-process
+    import anyio
+
     from rlm.mcp.sampling import SamplingModel
 
-    p = decide([_Wrapper(SamplingModel(None))])  # the MCP client's model: location unknown
+    async def sampling_model():  # it binds to the running loop (the MCP server's)
+        return SamplingModel(None)
+
+    p = decide([_Wrapper(anyio.run(sampling_model))])  # the client's model: location unknown
     assert p.enabled and "sampling" in p.why
     assert "in this process" in decide([object()]).why
 
