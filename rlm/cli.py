@@ -164,6 +164,8 @@ JsonOpt = typer.Option(False, "--json", help="print the JSON report on stdout")
 OutOpt = typer.Option(None, "--out", "-o", help="also write the Markdown report to FILE")
 DryOpt = typer.Option(False, "--dry-run", help="probe, gate and estimate; no model call")
 QuietOpt = typer.Option(False, "--quiet", "-q", help="no progress on stderr")
+YesOpt = typer.Option(False, "--yes", "-y", help="do not ask before a long run (over 200 calls "
+                      "or 10 minutes by the estimate); the warning is still printed")
 RedactOpt = typer.Option(None, "--redact/--no-redact", help="replace secrets and personal data in "
                          "every prompt by placeholders (default: on unless every model endpoint "
                          "is on loopback or in-process; RLM_REDACT, config key redact)")
@@ -196,10 +198,11 @@ def ask(
                                          "failed or unfinished chunks call the model"),
     redact: Optional[bool] = RedactOpt,
     redact_report: bool = RedactReportOpt,
+    yes: bool = YesOpt,
 ) -> None:
     """Ask a question about a big file or folder."""
     from rlm.api import AskOptions, ask_async
-    from rlm.render.progress import Progress
+    from rlm.render.progress import Progress, confirm_long_run
 
     opts = AskOptions(model=model, base_url=_urls(base_url), sub_model=sub_model, concurrency=concurrency,
                       max_tokens=max_tokens, max_calls=max_calls, timeout=timeout,
@@ -210,6 +213,7 @@ def ask(
         import anyio
 
         prog = Progress(enabled=not quiet and sys.stderr.isatty())
+        opts.confirm = confirm_long_run(prog, yes)
         with prog:
             return anyio.run(lambda: ask_async(path, question, opts, on_event=prog.event,
                                                handle_sigint=True))
@@ -653,7 +657,12 @@ def calibrate_cmd(
 
 
 def main() -> None:
-    app()
+    from rlm.cli_help import readable_help
+
+    readable_help()
+    if not sys.argv[1:]:  # bare `rlm`: the help, and that is not an error
+        app(["--help"], prog_name="rlm")
+    app(prog_name="rlm")
 
 
 if __name__ == "__main__":

@@ -53,7 +53,7 @@ def test_anomalies_with_nothing_configured_is_complete_from_code(big_log):
     assert r.returncode == 0, r.stderr
     rep = json.loads(r.stdout)
     assert rep["model"] == "none" and rep["tier"] == "none" and rep["usage"]["calls"] == 0
-    assert rep["answer"].startswith(NOTICE)
+    assert rep["answer"].startswith("**Found:** ") and NOTICE in rep["answer"]
     cited = {f["source"]["line_start"] for f in rep["findings"] if f["verified"]}
     assert {n["line"] for n in key["needles"]} <= cited  # 12/12 needles
     assert rep["coverage"]["complete"] and "no model read" in rep["coverage"]["statement"]
@@ -82,7 +82,7 @@ def test_grep_with_nothing_configured_is_an_ordered_timeline(tmp_path):
     r = rlm("ask", str(p), "what happened to ORD-99173?")
     assert r.returncode == 0, r.stderr
     out = r.stdout
-    assert out.index(NOTICE) < out.index("4 lines mention ORD-99173")
+    assert out.index("**Found:** 4 lines mention ORD-99173") < out.index(NOTICE)  # found, then how
     assert "between 04:28:00 on May 22 2026 and 05:00:00 on May 27 2026 (5 days 32 min)" in out
     assert "refund issued amount=42.00 again" in out
     assert "What repeats: “refund issued amount=42.00” ×2 (lines 31, 51)" in out

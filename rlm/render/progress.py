@@ -12,7 +12,8 @@ from __future__ import annotations
 import time
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeRemainingColumn
+from rich.progress import BarColumn, MofNCompleteColumn, ProgressColumn, TextColumn, TimeRemainingColumn
+from rich.text import Text
 from rich.progress import Progress as RichProgress
 
 
@@ -27,6 +28,14 @@ class Progress:
         self.tokens = self.cached = 0
         self._running: set[str] = set()
         self.started = time.monotonic()
+        self.estimate_s: float | None = None  # pre-flight seconds (event ``estimate``)
+        self._est_t0 = self.started
+
+    def overrun_note(self) -> str | None:
+        """'3.4x its estimate (~12 s)' once the run has taken 3x its estimate (rlm.estimate)."""
+        from rlm.estimate import overrun
+
+        return overrun(time.monotonic() - self._est_t0, self.estimate_s)
 
     @property
     def in_flight(self) -> int:
@@ -36,7 +45,7 @@ class Progress:
         if self.enabled:
             self._p = RichProgress(TextColumn("[bold]{task.description}"), BarColumn(),
                                    MofNCompleteColumn(), TextColumn("{task.fields[extra]}"),
-                                   TextColumn("ETA"), TimeRemainingColumn(),
+                                   TextColumn("ETA"), TimeRemainingColumn(), _Overrun(self),
                                    console=self._console or Console(stderr=True),
                                    transient=True, refresh_per_second=4)
             self._p.__enter__()
@@ -53,6 +62,9 @@ class Progress:
         return " · ".join(p for p in parts if p)
 
     def event(self, kind: str, data: dict) -> None:
+        if kind == "estimate":
+            self.estimate_s, self._est_t0 = data.get("seconds"), time.monotonic()
+            self.total = self.total or data.get("calls")
         if kind == "plan":
             self.total = data.get("total")
         elif kind == "start":
@@ -69,7 +81,7 @@ class Progress:
             return
         if kind == "gate":
             self._p.console.print(f"[dim]strategy: {data['strategy']}[/]")
-        elif kind == "plan":
+        elif kind in ("plan", "estimate"):
             if self._task is None:
                 self._task = self._p.add_task("chunks", total=self.total, extra=self.extra())
             else:
@@ -80,3 +92,37 @@ class Progress:
             self._p.update(self._task, completed=self.done + self.failed, extra=self.extra())
         elif kind == "reduce":
             self._p.console.print(f"[dim]reduce: {data['msg']}[/]")
+
+
+class _Overrun(ProgressColumn):
+    """Says, while the run goes on, that it has taken 3x (or more) its pre-flight estimate."""
+
+    def __init__(self, prog: Progress):
+        super().__init__()
+        self.prog = prog
+
+    def render(self, task) -> Text:
+        note = self.prog.overrun_note()
+        return Text(f"slower than estimated: {note}" if note else "", style="bold yellow")
+
+
+def confirm_long_run(prog: Progress, yes: bool):
+    """`RunOptions.confirm` for the CLI: print the long-run warning on stderr; ask to go on only
+    on a terminal and without --yes (the progress display steps aside while asking)."""
+    import sys
+
+    def confirm(msg: str) -> bool:
+        Console(stderr=True, highlight=False, soft_wrap=True).print(f"rlm: {msg}.", markup=False)
+        if yes or not (sys.stdin.isatty() and sys.stderr.isatty()):
+            return True
+        live = prog._p
+        if live is not None:
+            live.stop()
+        try:
+            import typer
+
+            return typer.confirm("Continue?", default=True, err=True)
+        finally:
+            if live is not None:
+                live.start()
+    return confirm
