@@ -90,6 +90,7 @@ def report_markdown(rep: Report) -> str:
             "Gate: " + " ".join(f"{r.rstrip('.')}." for r in rep.gate.reasons),
             f"Estimate: {n_(rep.gate.estimate.calls, 'call')}, ~{rep.gate.estimate.prompt_tokens:,} "
             f"prompt tokens" + (f", ~{rep.gate.estimate.seconds:,.0f} s on {rep.model}"
+                                + (f" (speed: {rep.gate.estimate.basis})" if rep.gate.estimate.basis else "")
                                 if rep.gate.estimate.seconds is not None else "") + "."]
     if rep.dry_run:
         return "\n\n".join(head + [rep.answer, f"_{rep.coverage.statement}_"])
@@ -97,6 +98,11 @@ def report_markdown(rep: Report) -> str:
     tail = (f"Usage: {n_(u.calls, 'call')}, {u.prompt_tokens:,} prompt + {u.completion_tokens:,} "
             f"completion tokens, {u.cached_calls} cached, {u.wall_s:.1f}s. Model: {rep.model}. "
             f"Run: {rep.run_id}.")
+    from rlm.estimate import overrun
+
+    over = overrun(u.wall_s, rep.gate.estimate.seconds)
+    if over:
+        tail += f" The run took {over}."
     if u.endpoints:
         tail += " Endpoints: " + "; ".join(
             f"{e['url']} {n_(e['calls'], 'call')}" + (f", {e['failures']} failed over" if e["failures"] else "")

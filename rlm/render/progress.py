@@ -13,7 +13,8 @@ from __future__ import annotations
 import time
 
 from rich.console import Console
-from rich.progress import BarColumn, TextColumn, TimeRemainingColumn
+from rich.progress import BarColumn, ProgressColumn, TextColumn, TimeRemainingColumn
+from rich.text import Text
 from rich.progress import Progress as RichProgress
 
 
@@ -32,6 +33,14 @@ class Progress:
         self.scan_what = ""
         self._scan_task = None
         self._scan_started = 0.0
+        self.estimate_s: float | None = None  # pre-flight seconds (event ``estimate``)
+        self._est_t0 = self.started
+
+    def overrun_note(self) -> str | None:
+        """'3.4x its estimate (~12 s)' once the run has taken 3x its estimate (rlm.estimate)."""
+        from rlm.estimate import overrun
+
+        return overrun(time.monotonic() - self._est_t0, self.estimate_s)
 
     @property
     def in_flight(self) -> int:
@@ -42,7 +51,7 @@ class Progress:
             self._p = RichProgress(TextColumn("[bold]{task.description}"), BarColumn(),
                                    TextColumn("{task.fields[count]}"),
                                    TextColumn("{task.fields[extra]}"),
-                                   TextColumn("ETA"), TimeRemainingColumn(),
+                                   TextColumn("ETA"), TimeRemainingColumn(), _Overrun(self),
                                    console=self._console or Console(stderr=True),
                                    transient=True, refresh_per_second=4)
             self._p.__enter__()
@@ -92,6 +101,9 @@ class Progress:
             return self._scan(data)
         if kind in ("plan", "start") and self._scan_task is not None:
             self._scan_done()  # the scan is over: the model calls begin
+        if kind == "estimate":
+            self.estimate_s, self._est_t0 = data.get("seconds"), time.monotonic()
+            self.total = self.total or data.get("calls")
         if kind == "plan":
             self.total = data.get("total")
         elif kind == "start":
@@ -108,7 +120,7 @@ class Progress:
             return
         if kind == "gate":
             self._p.console.print(f"[dim]strategy: {data['strategy']}[/]")
-        elif kind == "plan":
+        elif kind in ("plan", "estimate"):
             if self._task is None:
                 self._task = self._p.add_task("chunks", total=self.total, extra=self.extra(),
                                               count=self.count())
@@ -122,6 +134,18 @@ class Progress:
                            count=self.count())
         elif kind == "reduce":
             self._p.console.print(f"[dim]reduce: {data['msg']}[/]")
+
+
+class _Overrun(ProgressColumn):
+    """Says, while the run goes on, that it has taken 3x (or more) its pre-flight estimate."""
+
+    def __init__(self, prog: Progress):
+        super().__init__()
+        self.prog = prog
+
+    def render(self, task) -> Text:
+        note = self.prog.overrun_note()
+        return Text(f"slower than estimated: {note}" if note else "", style="bold yellow")
 
 
 def confirm_long_run(prog: Progress, yes: bool):

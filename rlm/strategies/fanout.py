@@ -15,6 +15,7 @@ from rlm.engine.mapper import Outcome, map_items
 from rlm.engine.reducer import reduce_findings, render
 from rlm.models.base import Limits
 from rlm.run.events import Plan, ReduceNote, UnitStarted
+from rlm.estimate import announce
 from rlm.run import fit, longrun
 from rlm.run.window import PROMPT_OVERHEAD_TOKENS, chunk_bytes
 from rlm.schemas import Estimate, Finding, Source
@@ -69,6 +70,7 @@ async def map_chunks(ctx: Context, res: Result, make_chunks: Callable[[], Iterab
         return
     longrun.check(ctx, res.estimate, res.reasons)
     ctx.emit(Plan(total, ctx.opts.concurrency))
+    announce(ctx, res.estimate)  # measured-speed seconds; progress flags a 3x overrun
     t = recipe.task(RECIPE, "map")
     out_model = recipe.schema_model(RECIPE, "map")
 

@@ -13,6 +13,7 @@ from rlm.corpus.grep import regions, search
 from rlm.corpus.index import Chunk, iter_chunks
 from rlm.corpus.lines import number_lines
 from rlm.corpus.source import TextSource
+from rlm.estimate import announce
 from rlm.run.window import PROMPT_OVERHEAD_TOKENS, chunk_bytes
 from rlm.schemas import Estimate
 from rlm.strategies import fanout
@@ -72,6 +73,7 @@ async def run(ctx: Context) -> Result:
                                    line_ranges=regions(lines, ctx_lines, src.line_count))
 
     await fanout.map_chunks(ctx, res, chunks, max_bytes)
+    by_code.grep_regions_read(res, hits, anchors)  # code's timeline; a failed region is wording
     return res
 
 
@@ -81,6 +83,7 @@ async def _one_call(ctx: Context, res: Result, hits, parts, material: str, why: 
         return
     first = hits[0][0]
     pseudo = Chunk("g0001", first.display, parts[0][1], parts[-1][2], 0, 0, "", first)
+    announce(ctx, res.estimate)  # measured-speed seconds; progress flags a 3x overrun
     o = await one_call(ctx, "grep", pseudo, why=why, material=material)
     by_code.add_hit_findings(res, hits, pseudo.id)
     timeline = grep_timeline(by_code.grep_items(hits), ctx.decision.anchors)
