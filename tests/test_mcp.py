@@ -219,7 +219,7 @@ def test_sampling_sends_sub_calls_to_the_clients_model(tmp_path, fake_server):
 
     res = anyio.run(main)
     rep = structured(res)
-    assert rep["answer"].startswith("The launch code is BLUE-HERON.")
+    assert rep["answer"].split("\n\n")[1] == "The launch code is BLUE-HERON."  # after code's
     assert [f["source"]["line_start"] for f in rep["findings"]] == [41]
     assert "BLUE-HERON" in rep["findings"][0]["evidence"]  # quoted from the file by code
     assert rep["coverage"]["complete"] is True and rep["model"] == "sampling"
