@@ -235,7 +235,9 @@ def _emit(report, json_out: bool, out: Optional[Path], quiet: bool) -> None:
         sys.stdout.buffer.write(orjson.dumps(report.model_dump(mode="json"),
                                              option=orjson.OPT_INDENT_2) + b"\n")
     else:
-        Console(highlight=False, soft_wrap=True).print(md, markup=False)
+        from rlm.render.terminal import print_markdown
+
+        print_markdown(md)  # rich on a terminal, plain Markdown when piped
     raise typer.Exit(exit_code(report.coverage, report.dry_run))
 
 
@@ -338,7 +340,9 @@ def show_cmd(run: str = typer.Argument(..., help="run id, unique prefix, or 'las
         except Exception:  # noqa: BLE001 - a report recorded by another version of rlm
             md = (f"# {rep.get('command')}: {rep.get('question')}\n\n{rep.get('answer', '')}\n\n"
                   f"Run: {r['id']} (recorded by another version; --json shows all of it).")
-        Console(highlight=False, soft_wrap=True).print(md, markup=False)
+        from rlm.render.terminal import print_markdown
+
+        print_markdown(md)
         return
     total = r.get("chunks_total") if r.get("chunks_total") is not None else "?"
     lines = [(f"Run {r['id']} ({r['command']}) has no report: status {r['status']}, "
@@ -454,7 +458,9 @@ def _emit_repo(report, markdown_fn, repo: str, json_out: bool, out: Optional[Pat
         sys.stdout.buffer.write(orjson.dumps(report.model_dump(mode="json"),
                                              option=orjson.OPT_INDENT_2) + b"\n")
     else:
-        Console(highlight=False, soft_wrap=True).print(markdown_fn(report, repo), markup=False)
+        from rlm.render.terminal import print_markdown
+
+        print_markdown(markdown_fn(report, repo))  # rich on a terminal, plain when piped
     raise typer.Exit(exit_code(report.coverage, report.dry_run))
 
 
