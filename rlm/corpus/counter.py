@@ -237,7 +237,7 @@ def count_templates(path, keep: int = 20, max_templates: int = 200_000,
         try:
             while not all(f.done() for f in futs):  # wake up for Ctrl-C, not only at the end
                 wait(futs, timeout=0.2)
-                checkpoint()
+                checkpoint(sum(b - a for f, (a, b) in zip(futs, ranges) if f.done()), size)
         except ScanInterrupted:
             for p in list(getattr(ex, "_processes", {}).values()):  # stop the workers now
                 p.terminate()

@@ -18,6 +18,8 @@ from rlm.run.ledger import Unit
 from rlm.run.window import PROMPT_OVERHEAD_TOKENS
 from rlm.schemas import Estimate
 from rlm.strategies.base import Context, Result, code_finding, done
+from rlm.estimate import announce
+from rlm.run import longrun
 
 SHOWN_LINES, SHOWN_CHARS = 12, 400  # what one group's call shows (engine.candidates.numbered)
 
@@ -71,7 +73,9 @@ async def run(ctx: Context) -> Result:
         ctx.emit(UnitStarted(g.id, src.display, g.lines[0], g.lines[-1]))
         return await judge_group(ctx.sub, g, ctx.q, ctx.budget, ctx.opts.timeout)
 
+    longrun.check(ctx, res.estimate, res.reasons)
     ctx.emit(Plan(len(groups), ctx.opts.concurrency))
+    announce(ctx, res.estimate)  # measured-speed seconds; progress flags a 3x overrun
     res.answer_parts.append(
         f"No fan-out was needed: code profiled all {prof.lines:,} lines and the model read "
         f"only the {len(prof.candidates)} candidate lines, in {len(groups)} small calls.")
