@@ -84,10 +84,12 @@ class TemplateCounter:
     def __init__(self, keep: int = 20, max_templates: int = 200_000):
         self.keep, self.max_templates = keep, max_templates
         self.counts: dict[bytes, list] = {}  # template -> [count, [line numbers]]
-        self.lines = 0
+        self.lines = 0  # the last line number counted (== lines counted, unless ranged)
+        self.counted: int | None = None  # lines counted, when only some ranges were
         self.overflow = False
         self.block_line = array("q")  # first line (0-based) of each block
         self.block_offset = array("q")  # byte offset of each block
+        self.block_file = array("I")  # which file of a folder each block is in
         self.series: dict[bytes, tuple[array, array]] = {}  # template -> (block ids, counts)
         self.series_entries = 0
         self.series_overflow = False
@@ -102,6 +104,7 @@ class TemplateCounter:
         bid = len(self.block_line)
         self.block_line.append(base)
         self.block_offset.append(offset)
+        self.block_file.append(0)
         self.lines += len(rows)
         counts, keep, series = self.counts, self.keep, self.series
         track = self.series_entries < SERIES_CAP
@@ -145,8 +148,9 @@ class TemplateCounter:
                 counts[t][1].append(base + i + 1)
                 need[t] = k - 1
 
-    def absorb(self, other: "TemplateCounter") -> None:
-        """Append the counts of the next stretch of the file (counted separately)."""
+    def absorb(self, other: "TemplateCounter", file: int | None = None) -> None:
+        """Append the counts of the next stretch of the file (counted separately), or of the
+        next file of a folder (`file`: its index)."""
         dl, db = self.lines, len(self.block_line)
         for t, (c, lines) in other.counts.items():
             e = self.counts.get(t)
@@ -169,6 +173,10 @@ class TemplateCounter:
         self.overflow |= other.overflow
         self.block_line.extend(b + dl for b in other.block_line)
         self.block_offset.extend(other.block_offset)
+        if file is None:
+            self.block_file.extend(other.block_file)
+        else:
+            self.block_file.extend([file] * len(other.block_line))
         self.lines += other.lines
 
 
@@ -229,7 +237,7 @@ def count_templates(path, keep: int = 20, max_templates: int = 200_000,
         try:
             while not all(f.done() for f in futs):  # wake up for Ctrl-C, not only at the end
                 wait(futs, timeout=0.2)
-                checkpoint()
+                checkpoint(sum(b - a for f, (a, b) in zip(futs, ranges) if f.done()), size)
         except ScanInterrupted:
             for p in list(getattr(ex, "_processes", {}).values()):  # stop the workers now
                 p.terminate()
@@ -241,13 +249,33 @@ def count_templates(path, keep: int = 20, max_templates: int = 200_000,
     return tc
 
 
-def lines_in_block(path, tc: TemplateCounter, bid: int, template: bytes) -> list[int]:
-    """Line numbers of `template` in window `bid` (read again: only for the few rate picks)."""
+def lines_in_block(paths: list, tc: TemplateCounter, bid: int, template: bytes) -> list[int]:
+    """Line numbers of `template` in window `bid` (read again: only for the few rate picks).
+    `paths`: the file, or the files of a folder in the order they were counted."""
     start = tc.block_offset[bid]
-    end = tc.block_offset[bid + 1] if bid + 1 < len(tc.block_offset) else None
-    with open(path, "rb") as fh:
+    same_file = bid + 1 < len(tc.block_offset) and tc.block_file[bid + 1] == tc.block_file[bid]
+    end = tc.block_offset[bid + 1] if same_file else None
+    with open(paths[tc.block_file[bid]], "rb") as fh:
         fh.seek(start)
         data = fh.read(end - start) if end is not None else fh.read()
     rows = mask_block(data).split(b"\n")
     base = tc.block_line[bid]
     return [base + i + 1 for i, r in enumerate(rows) if r == template]
+
+
+def count_line_ranges(src, ranges: list[tuple[int, int]], keep: int = 20,
+                      max_templates: int = 200_000) -> TemplateCounter:
+    """Only lines first..last of each range (a time window); line numbers stay the file's.
+    The rate rules do not run on such a count (its windows are not evenly spaced)."""
+    tc = TemplateCounter(keep, max_templates)
+    tc.counted = 0
+    block = block_size(sum(b - a + 1 for a, b in ranges) * 100)
+    for first, last in ranges:
+        a = src.offsets[first - 1]
+        b = src.offsets[last] if last < src.line_count else src.size
+        tc.lines = first - 1  # feed numbers the block's lines from here
+        for at, m in masked_blocks(read_blocks(src.path, a, b, block), 2):
+            checkpoint(at)
+            tc.feed(m, at)
+        tc.counted += last - first + 1
+    return tc
