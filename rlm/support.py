@@ -17,13 +17,17 @@ text answer question shown none nothing report here does done said says your wil
 should must just very""".split())
 
 
+def _distinctive(t: str) -> bool:
+    return (len(t) >= 4 and t not in _STOP) or (len(t) >= 2 and any(c.isdigit() for c in t))
+
+
 def _words(text: str) -> set[str]:
+    """Distinctive words, and the parts of compound ones ("22/tcp" -> "22", "tls-cert" ->
+    "cert")."""
     out = set()
     for t in _TOKEN.findall(text):
         t = t.lower().strip(".:/-@")
-        if (len(t) >= 4 and t not in _STOP) or any(c.isdigit() for c in t) and len(t) >= 2:
-            out.add(t)
-            out.update(p for p in re.split(r"[_.:/@-]", t) if len(p) >= 4 and p not in _STOP)
+        out.update(w for w in [t, *re.split(r"[_.:/@-]", t)] if _distinctive(w))
     return out
 
 
