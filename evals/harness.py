@@ -80,8 +80,8 @@ async def run_ask(system: str, model: Model, path: str, question: str, opts: Ask
                 if f.verified:
                     events["map_claims"].append(f.claim)
             # every chunk ends with one such event, failed or not: together they are the plan
-            events["plan"].append([data["chunk"], data["path"], data["line_start"],
-                                   data["line_end"], None])
+            events["plan"].append([data["chunk"], data.get("path"), data.get("line_start"),
+                                   data.get("line_end"), None])  # profile groups: no range
 
     t0 = time.monotonic()
     rep = await ask_async(path, question, opts, model=model, on_event=on_event)

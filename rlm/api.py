@@ -17,23 +17,32 @@ import anyio
 
 from rlm import recipe, store
 from rlm.corpus.grep import regions, search
-from rlm.corpus.index import Chunk, iter_chunks
+from rlm.corpus.index import Chunk, ShownLines, iter_chunks
 from rlm.corpus.probe import Probe, classify, probe_source
 from rlm.corpus.profile import profile_log
 from rlm.corpus.source import TextSource
-from rlm.engine import coverage as coverage_mod
-from rlm.engine.budget import Budget, watch_sigint
-from rlm.engine.call import call_json
-from rlm.engine.candidates import Group, code_claim, group_candidates, judge_group
+from rlm.engine.budget import Budget, watch_event, watch_sigint
+from rlm.engine.call import call_json, on_rejected
+from rlm.engine.echo import echo_reason
+from rlm.codeonly import answers as by_code
+from rlm.codeonly.timeline import describe_group, grep_timeline
+from rlm.codeonly.wording import guard_label, wording_failed_note
+from rlm.engine.candidates import Group, group_candidates, judge_group
 from rlm.engine.mapper import Outcome, map_items
 from rlm.engine.reducer import reduce_findings, render
 from rlm.engine.synth import synthesize
 from rlm.errors import UsageError
-from rlm.evidence import find_quote
+from rlm import evidence
 from rlm.gate import Decision, decide
 from rlm.models.base import Limits, Model
+from rlm.models.endpoints import endpoint_usage
+from rlm.run import ledger
+from rlm.run.events import Gate, Plan, ReduceNote, Rejected, UnitDone, UnitStarted
+from rlm.run.ledger import Unit
+from rlm.models.none import NOTICE as NO_MODEL_NOTICE
+from rlm.models.profile import is_code_only, profile_of
 from rlm.schemas import (
-    CorpusInfo, Coverage, Estimate, FailedChunk, Finding, GateInfo, Report, Source, UsageInfo,
+    CorpusInfo, Coverage, Estimate, EvidenceCounts, FailedChunk, Finding, GateInfo, Report, Source, UsageInfo,
 )
 
 PROMPT_OVERHEAD_TOKENS = 350  # instructions + schema + question, per call (measured on recipes)
@@ -159,13 +168,14 @@ def _finding(fid: str, claim: str, src: TextSource, a: int, b: int, verified: bo
 
 async def ask_async(path: str, question: str, opts: AskOptions, model: Model | None = None,
                     on_event: Callable[[str, dict], None] | None = None,
-                    handle_sigint: bool = False) -> Report:
+                    handle_sigint: bool = False, interrupt: anyio.Event | None = None) -> Report:
+    """`interrupt`: when set, the run stops like on Ctrl-C and reports what finished."""
     if not question.strip():
         raise UsageError("the question is empty")
     t0 = time.monotonic()
     corpus = open_corpus(path)
     own_model = model is None
-    rec = report = sub = None
+    rec = report = sub = sink = None
     try:
         if model is None:
             from rlm.models.registry import resolve_model
@@ -180,15 +190,20 @@ async def ask_async(path: str, question: str, opts: AskOptions, model: Model | N
                                                  timeout=opts.timeout), opts)
         run = _Run(corpus, question, opts, model, on_event or (lambda e, d: None), sub=sub)
         rec = store.record_run(run, path, question, opts)  # run record; checks opts.resume
+        sink = on_rejected.set(lambda d: run.emit(Rejected(**d)))  # raw rejected replies
         scope = anyio.CancelScope()
         async with anyio.create_task_group() as tg:
             if handle_sigint:
                 watch_sigint(run.budget, scope, tg)
+            if interrupt is not None:
+                watch_event(run.budget, scope, tg, interrupt)
             report = await run.execute(scope)
             tg.cancel_scope.cancel()
         report.usage.wall_s = round(time.monotonic() - t0, 3)
         return report
     finally:
+        if sink is not None:
+            on_rejected.reset(sink)
         if rec is not None:
             rec.close(report, sys.exc_info()[1])
         corpus.close()
@@ -208,12 +223,15 @@ class _Run:
 
     def __init__(self, corpus: Corpus, question: str, opts: AskOptions, model: Model,
                  emit: Callable[[str, dict], None], sub: Model | None = None):
-        self.corpus, self.q, self.opts, self.model, self.emit = corpus, question, opts, model, emit
+        self.corpus, self.q, self.opts, self.model = corpus, question, opts, model
+        self.sink = emit  # plain (kind, data) sinks: progress, run record
         self.sub = sub or model  # sub-calls (map, judge, merge); the main model synthesises
+        self.code_only = is_code_only(model)  # the `none` tier: code finds and words the answer
         self.budget = Budget(opts.max_tokens, opts.max_calls, opts.max_wall_s)
         self.cov = Coverage(bytes_total=corpus.probe.bytes, lines_total=corpus.probe.lines,
                             skipped=corpus.skipped, declared=list(corpus.probe.notes))
         self.findings: list[Finding] = []
+        self.evidence = evidence.EvidenceStats()
         self.groups: list[dict] = []
         self.answer_parts: list[str] = []
         self.model_answer: str | None = None
@@ -247,12 +265,19 @@ class _Run:
                                                     "(direct reads take one file)"], dec.anchors)
         if dec.strategy == "profile" and (multi or pr.kind != "log") and not dec.forced:
             dec = Decision("fanout", dec.reasons + ["profiles need one log file"], dec.anchors)
+        if self.code_only:
+            dec = by_code.adjust_decision(dec, pr, self.q, len(self.corpus.sources))
         if dec.strategy == "grep" and not dec.anchors:
             raise UsageError("--strategy grep needs anchors in the question (quoted text or ids)")
         self.decision = dec
         if self.window_note:
             dec.reasons.insert(0, self.window_note)
-        self.emit("gate", {"strategy": dec.strategy, "reasons": dec.reasons})
+        self.emit(Gate(dec.strategy, dec.reasons))
+        if self.code_only and dec.strategy in ("direct", "fanout"):
+            self.estimate = Estimate(calls=0, prompt_tokens=0)
+            if not self.opts.dry_run:
+                by_code.answer_ranked(self)  # BM25 passages, found by code, not read
+            return self._report()
         handler = getattr(self, f"_{dec.strategy}")
         await handler(scope)
         if self.synth_needed and not self.opts.dry_run:
@@ -290,15 +315,18 @@ class _Run:
             return
         o = await self._one_call("direct", chunk, scope, material=material)
         if not o.ok:
-            self._fail(chunk, o.error)
+            self._fail(chunk, o)
             return
         self._read(chunk)
         res = o.result
         self.model_answer = res.answer.strip()
-        for i, ln in enumerate(dict.fromkeys(res.cites), 1):
-            if 1 <= ln <= src.line_count:
-                self.findings.append(_finding(f"f{i}", "cited by the answer", src, ln, ln, True,
-                                              chunk.id))
+        shown = ShownLines(chunk)
+        for ln in dict.fromkeys(res.cites):  # a cite without a quote: the line must exist
+            ev = self.evidence.add(evidence.verify_lines(shown, src.display, ln, ln, None,
+                                                         require_quote=False))
+            if ev.ok:
+                self.findings.append(_finding(f"f{len(self.findings) + 1}", "cited by the answer",
+                                              src, ln, ln, True, chunk.id))
         self.answer_parts.append(f"Read directly: all {src.line_count:,} lines in one call; "
                                  "no chunking or fan-out was needed.")
 
@@ -311,7 +339,8 @@ class _Run:
         async def work(_c: Chunk):
             res, _ = await call_json(self.model, msgs, recipe.schema_model("giant-file", task),
                                      Limits(max_tokens=t["max_tokens"], timeout=self.opts.timeout),
-                                     self.budget)
+                                     self.budget, check=lambda r: echo_reason(
+                                         r.answer, msgs, fields.get("material", ""), self.q))
             return res
 
         [o] = await map_items([chunk], work, key=lambda c: c.id, concurrency=1,
@@ -341,6 +370,10 @@ class _Run:
             self.estimate = Estimate(calls=0, prompt_tokens=0)
             self.answer_parts.append(f"No line matches {', '.join(repr(a) for a in anchors)} in "
                                      f"{scanned_l:,} lines searched by code; no model call was made.")
+            return
+        if self.code_only:
+            if not self.opts.dry_run:
+                by_code.answer_grep(self, hits)
             return
         ctx = 0 if self.corpus.probe.kind == "log" else 2
         parts = []
@@ -373,14 +406,11 @@ class _Run:
             return
         pseudo = Chunk("g0001", hits[0][0].display, parts[0][1], parts[-1][2], 0, 0, "", hits[0][0])
         o = await self._one_call("grep", pseudo, scope, why=why, material=material)
-        n = 0
-        for src, lines in hits:
-            for ln in lines:
-                n += 1
-                self.findings.append(_finding(f"f{n}", f"matches {', '.join(self.decision.anchors)}",
-                                              src, ln, ln, True, pseudo.id))
-        if not o.ok:
-            self._fail(pseudo, o.error)
+        by_code.add_hit_findings(self, hits, pseudo.id)
+        timeline = grep_timeline(by_code.grep_items(hits), self.decision.anchors)
+        if not o.ok:  # the answer is optional wording over code's hits: say so, show code's
+            self.cov.declared.append(wording_failed_note(1, 1, o.error or "failed", "answer call"))
+            self.answer_parts.extend(timeline)
             return
         self.cov.chunks_ok = 1
         self.cov.lines_read_by_model = sum(b - a + 1 for _, a, b in parts)
@@ -393,6 +423,7 @@ class _Run:
                                      f"({', '.join(map(str, bad[:5]))}); those cites were ignored")
         self.answer_parts.append(f"No fan-out was needed: {sum(len(h) for _, h in hits)} "
                                  f"candidate line(s) found by code search fit in one call.")
+        self.answer_parts.extend(timeline)
 
     # -- profile -------------------------------------------------------------------------------
     async def _profile(self, scope) -> None:
@@ -414,53 +445,70 @@ class _Run:
             f"{len(prof.candidates)} candidate lines (shapes seen at most {prof.rare_max} "
             f"time{'s' if prof.rare_max != 1 else ''}, "
             f"or error level) in {len(groups)} groups")
-        est = sum(self.model.count_tokens(_numbered(g)) for g in groups)
-        self.estimate = Estimate(calls=len(groups) + 1,
-                                 prompt_tokens=est + PROMPT_OVERHEAD_TOKENS * (len(groups) + 1))
-        self.cov.chunks_total = len(groups)
+        if self.code_only:
+            self.estimate = Estimate(calls=0, prompt_tokens=0)
+        else:
+            est = sum(self.model.count_tokens(_numbered(g)) for g in groups)
+            self.estimate = Estimate(calls=len(groups) + 1,
+                                     prompt_tokens=est + PROMPT_OVERHEAD_TOKENS * (len(groups) + 1))
+            self.cov.chunks_total = len(groups)
         if self.opts.dry_run or not groups:
             if not groups:
                 self.answer_parts.append("Code found no rare or error-level lines.")
             return
+        if self.code_only:
+            self.answer_parts.append(
+                f"Code profiled all {prof.lines:,} lines and found {len(prof.candidates)} "
+                f"candidate lines in {len(groups)} groups; no model was used.")
+            self._profile_findings(src, [Outcome(g) for g in groups])
+            return
 
         async def work(g: Group):
-            self.emit("start", {"chunk": g.id})
+            self.emit(UnitStarted(g.id, src.display, g.lines[0], g.lines[-1]))
             return await judge_group(self.sub, g, self.q, self.budget, self.opts.timeout)
 
-        self.emit("plan", {"total": len(groups), "concurrency": self.opts.concurrency})
+        self.emit(Plan(len(groups), self.opts.concurrency))
         self.answer_parts.append(
             f"No fan-out was needed: code profiled all {prof.lines:,} lines and the model read "
             f"only the {len(prof.candidates)} candidate lines, in {len(groups)} small calls.")
         outs = await map_items(groups, work, key=lambda g: g.id, concurrency=self.opts.concurrency,
                                budget=self.budget, cancel_scope=scope,
-                               on_outcome=lambda o: self.emit("chunk", {
-                                   "ok": o.ok, "chunk": o.item.id, "error": o.error,
-                                   "tokens": self.budget.usage.total_tokens,
-                                   "cached_calls": self.budget.usage.cached_calls}))
-        n = 0
+                               on_outcome=lambda o: self._done(
+                                   Unit(o.item.id, src.display, o.item.lines[0], o.item.lines[-1]),
+                                   o))
+        self._profile_findings(src, outs)
+
+    def _profile_findings(self, src: TextSource, outs: list[Outcome]) -> None:
+        """Code-found groups become findings. The model's label and summary are optional
+        wording: a failed call is declared, never a failed chunk (code read every line)."""
+        n = failed = 0
+        reason = ""
         for o in outs:
             g: Group = o.item
-            if o.ok:
+            if o.ok and o.result is not None:
                 g = o.result
                 self.cov.chunks_ok += 1
                 self.cov.lines_read_by_model += min(len(g.lines), 12)
                 self.cov.bytes_read_by_model += sum(len(g.texts[ln][:400].encode())
                                                     for ln in g.lines[:12])
-            else:
-                g.error = o.error
-                self.cov.chunks_failed.append(FailedChunk(chunk=g.id, path=src.display,
-                                                          line_start=g.lines[0],
-                                                          line_end=g.lines[-1],
-                                                          reason=o.error or "failed"))
+            elif not o.ok:
+                g.error, failed, reason = o.error, failed + 1, reason or (o.error or "failed")
+            texts = [g.texts[ln] for ln in g.lines]
+            g.label, label_note = guard_label(g.label, texts, g.why)
             # code states what it knows; the model's summary is added only when usable
-            claim = code_claim(g) + (f" (model: {g.claim})" if g.claim else "")
-            note = None if g.claim else f"no usable model summary ({g.error or 'empty'})"
+            claim = describe_group(g.kind, g.key, g.why, [(src.display, ln, g.texts[ln])
+                                                           for ln in g.lines])
+            claim += f" (model: {g.claim})" if g.claim else ""
+            note = label_note or (None if g.claim or self.code_only
+                                  else f"no usable model summary ({g.error or 'empty'})")
             for ln in g.lines:
                 n += 1
                 self.findings.append(_finding(f"f{n}", claim, src, ln, ln, True, g.id,
                                               label=g.label, group=g.id, note=note))
             self.groups.append({"id": g.id, "kind": g.kind, "key": g.key, "why": g.why,
                                 "label": g.label, "claim": g.claim, "lines": g.lines})
+        if failed:
+            self.cov.declared.append(wording_failed_note(failed, len(outs), reason))
 
     # -- fan-out -------------------------------------------------------------------------------
     async def _fanout(self, scope) -> None:
@@ -496,12 +544,12 @@ class _Run:
                                      f"~{self.window:,} tokens, concurrency {self.opts.concurrency}")
         if self.opts.dry_run:
             return
-        self.emit("plan", {"total": total, "concurrency": self.opts.concurrency})
+        self.emit(Plan(total, self.opts.concurrency))
         t = recipe.task("giant-file", "map")
         out_model = recipe.schema_model("giant-file", "map")
 
         async def work(c: Chunk):
-            self.emit("start", {"chunk": c.id})
+            self.emit(UnitStarted(c.id, c.path, c.line_start, c.line_end))
             msgs = recipe.messages("giant-file", "map", question=self.q, where=c.describe(),
                                    material=c.numbered_text(MAX_LINE_CHARS))
             res, _ = await call_json(self.sub, msgs, out_model,
@@ -522,11 +570,8 @@ class _Run:
                     (raw if f.verified else unverified).append(f)
                     fs.append(f)
             else:
-                self._fail(c, o.error)
-            u = self.budget.usage
-            self.emit("chunk", {"ok": o.ok, "chunk": c.id, "path": c.path, "line_start": c.line_start,
-                                "line_end": c.line_end, "error": o.error, "findings": fs,
-                                "tokens": u.total_tokens, "calls": u.calls, "cached_calls": u.cached_calls})
+                self._fail(c, o)
+            self._done(Unit(c.id, c.path, c.line_start, c.line_end), o, fs)
 
         await map_items(numbered(), work, key=lambda c: c.id, concurrency=self.opts.concurrency,
                         budget=self.budget, cancel_scope=scope, on_outcome=done, keep_results=False)
@@ -543,35 +588,20 @@ class _Run:
         agg, info = await reduce_findings(
             None if self.budget.interrupted else self.sub, raw, self.q,
             fits=lambda fs: size(fs) <= synth_window, size=size, budget=self.budget,
-            timeout=self.opts.timeout, log=lambda m: self.emit("reduce", {"msg": m}))
+            timeout=self.opts.timeout, log=lambda m: self.emit(ReduceNote(m)))
         self.reduce = info
         self.findings = agg + unverified
         self.synth_needed = True
 
     def _verify_map_finding(self, c: Chunk, mf, n: int) -> Finding:
-        """Models cite, code quotes: the cited line must be in the chunk and the quote in it."""
-        src = c.source
-        ln = mf.line
-        if not (c.line_start <= ln <= c.line_end):
-            return Finding(id=f"f{n}", claim=mf.claim, evidence="", chunk=c.id, verified=False,
-                           source=Source(path=c.path, line_start=ln, line_end=ln),
-                           note=f"cited line {ln} is outside the chunk ({c.line_start}-{c.line_end})")
-        if not mf.quote.strip():
-            return _finding(f"f{n}", mf.claim, src, ln, ln, False, c.id,
-                            note="no quote given: the claim could not be checked")
-        a, b = max(c.line_start, ln - 2), min(c.line_end, ln + 2)
-        if c.cut:
-            text = bytes(src.data[c.byte_start:c.byte_end]).decode("utf-8", "replace")
-            ok = " ".join(mf.quote.split()) in " ".join(text.split())
-            return _finding(f"f{n}", mf.claim, src, ln, ln, ok, c.id,
-                            note=None if ok else "quote not found in the cited text")
-        # the cited line first; only then its neighbours (the quote may sit on every line)
-        span = find_quote(src.lines(ln, ln), ln, mf.quote) or find_quote(src.lines(a, b), a, mf.quote)
-        if span is None:
-            return _finding(f"f{n}", mf.claim, src, ln, ln, False, c.id,
-                            note=f"quote {mf.quote[:60]!r} not found at or near line {ln}")
-        note = None if span == (ln, ln) else f"cited line {ln}; the quote is at {span[0]}-{span[1]}"
-        return _finding(f"f{n}", mf.claim, src, span[0], span[1], True, c.id, note=note)
+        """Models cite, code quotes: rlm.evidence checks the quote at the cited line, within
+        what this call was shown (verified, corrected or rejected, counted)."""
+        ev = self.evidence.add(evidence.verify_lines(ShownLines(c), c.path, mf.line, mf.line,
+                                                     mf.quote))
+        return Finding(id=f"f{n}", claim=mf.claim, evidence=ev.text, chunk=c.id,
+                       verified=ev.ok, note=ev.reason or None,
+                       source=Source(path=c.path, line_start=ev.line_start or mf.line,
+                                     line_end=ev.line_end or mf.line))
 
     # -- bookkeeping ---------------------------------------------------------------------------
     def _read(self, c: Chunk) -> None:
@@ -580,9 +610,15 @@ class _Run:
             else c.line_end - c.line_start + 1
         self.cov.bytes_read_by_model += c.nbytes
 
-    def _fail(self, c: Chunk, reason: str | None) -> None:
-        self.cov.chunks_failed.append(FailedChunk(chunk=c.id, path=c.path, line_start=c.line_start,
-                                                  line_end=c.line_end, reason=reason or "failed"))
+    def _fail(self, c: Chunk | Unit, o: Outcome) -> None:
+        unit = c if isinstance(c, Unit) else Unit(c.id, c.path, c.line_start, c.line_end)
+        self.cov.chunks_failed.append(ledger.failed_unit(unit, o.status, o.reason))
+
+    def emit(self, ev) -> None:
+        self.sink(ev.kind, ev.as_dict())
+
+    def _done(self, unit: Unit, o: Outcome, findings: list | None = None) -> None:
+        self.emit(UnitDone.of(unit, o.status, o.reason, self.budget.usage, findings))
 
     # -- report --------------------------------------------------------------------------------
     def _report(self) -> Report:
@@ -596,25 +632,29 @@ class _Run:
         rep = Report(command=self.opts.command, question=self.q,
                      corpus=CorpusInfo(**pr.as_corpus()), strategy=strategy,
                      gate=GateInfo(reasons=self.decision.reasons, estimate=self.estimate),
-                     model=getattr(self.model, "name", ""), run_id=self.run_id,
+                     model=getattr(self.model, "name", ""), tier=profile_of(self.model).tier,
+                     run_id=self.run_id,
                      dry_run=self.opts.dry_run)
         if hasattr(self, "reduce"):
             rep.reduce = self.reduce
         u = self.budget.usage
         rep.usage = UsageInfo(calls=u.calls, prompt_tokens=u.prompt_tokens,
-                              completion_tokens=u.completion_tokens, cached_calls=u.cached_calls)
+                              completion_tokens=u.completion_tokens, cached_calls=u.cached_calls,
+                              endpoints=endpoint_usage(self.model, self.sub))
         rep.findings = self.findings
         rep.groups = self.groups
+        rep.evidence = EvidenceCounts(**self.evidence.as_dict())
         if self.opts.dry_run:
             rep.answer = "Dry run: probe, gate and estimate only; no model call was made."
-            rep.coverage = self.cov
-            rep.coverage.complete = False
-            rep.coverage.statement = "Dry run: nothing was read by the model." + "".join(
-                f" Note: {d}." for d in self.cov.declared)
+            rep.coverage = ledger.close(self.cov, [], dry_run=True)
             return rep
-        if self.budget.interrupted:
-            self.cov.declared.append("interrupted by Ctrl-C: what finished is reported")
-        coverage_mod.finish(self.cov, strategy, u.calls)
+        self.cov.interrupted = self.budget.interrupted
+        if self.code_only:
+            self.answer_parts.insert(0, NO_MODEL_NOTICE)
+            by_code.finish_coverage(self.cov, strategy, self.budget.interrupted_by)
+        else:
+            ledger.close(self.cov, ledger.read_account(self.cov, strategy, u.calls),
+                         interrupted_by=self.budget.interrupted_by)
         rep.coverage = self.cov
         # synthesis happens in compose (async); here we only render what exists
         rep.answer = self._compose_answer(rep)

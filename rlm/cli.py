@@ -9,19 +9,91 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import List, Optional
 
 import orjson
 import typer
 from rich.console import Console
 
 from rlm.errors import RlmError
+from rlm.run.ledger import exit_code
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Answer questions about corpora far larger than a model's context window, "
                        "with honest coverage.")
 fixture_app = typer.Typer(no_args_is_help=True, help="Write deterministic corpora with answer keys.")
 app.add_typer(fixture_app, name="fixture")
+config_app = typer.Typer(no_args_is_help=True, help="The user config file: which model to use.")
+app.add_typer(config_app, name="config")
+
+
+def _version(value: bool) -> None:
+    if value:
+        from rlm.models.discover import version_line
+
+        Console(highlight=False, soft_wrap=True).print(version_line(), markup=False)
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                       help="the version and the model a run would use")) -> None:
+    """Answer questions about corpora far larger than a model's context window."""
+
+
+@app.command("models")
+def models_cmd(json_out: bool = typer.Option(False, "--json", help="print JSON on stdout")) -> None:
+    """What is configured, whether the local extra is installed, which local servers answer
+    (listed only: nothing is sent to them)."""
+    from rlm.models import discover
+
+    def go():
+        servers = discover.local_servers()
+        if json_out:
+            from dataclasses import asdict
+
+            from rlm.models.registry import choose, local_extra_installed
+
+            ch = choose()
+            return orjson.dumps({"would_use": discover.choice_line(ch), "spec": ch.spec,
+                                 "source": ch.source, "local_extra": local_extra_installed(),
+                                 "servers": [asdict(s) for s in servers]},
+                                option=orjson.OPT_INDENT_2).decode()
+        return discover.models_text(servers)
+
+    Console(highlight=False, soft_wrap=True).print(_run(go), markup=False)
+
+
+@config_app.command("set")
+def config_set(key: str = typer.Argument(..., help="model | base_url | sub_model"),
+               value: str = typer.Argument(...)) -> None:
+    """Save a setting (e.g. `rlm config set model none`)."""
+    from rlm.models import config
+
+    p = _run(lambda: config.set_value(key, value))
+    err.print(f"{key} = {value} (in {p})", markup=False, highlight=False)
+
+
+@config_app.command("unset")
+def config_unset(key: str = typer.Argument(...)) -> None:
+    """Remove a setting."""
+    from rlm.models import config
+
+    _run(lambda: config.unset(key))
+
+
+@config_app.command("show")
+def config_show() -> None:
+    """The saved settings and the model a run would use."""
+    from rlm.models import config, discover, registry
+
+    def go():
+        cfg = config.load()
+        rows = [f"{k} = {v}" for k, v in sorted(cfg.items())] or ["(no settings)"]
+        return "\n".join([f"# {config.config_path()}", *rows,
+                          f"would use: {discover.choice_line(registry.choose())}"])
+
+    Console(highlight=False, soft_wrap=True).print(_run(go), markup=False)
 
 err = Console(stderr=True, highlight=False)
 
@@ -29,7 +101,9 @@ EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_INCOMPLETE = 0, 1, 2, 3
 
 
 def _fail(msg: str, code: int) -> None:
-    err.print(f"[bold red]rlm:[/] {msg}", soft_wrap=True)
+    from rich.markup import escape  # a message may hold [brackets]: rlm[local], [auth]
+
+    err.print(f"[bold red]rlm:[/] {escape(msg)}", soft_wrap=True)
     raise typer.Exit(code)
 
 
@@ -71,10 +145,17 @@ def _first_leaf(eg: BaseExceptionGroup) -> BaseException:
 
 
 # Options shared by ask/audit/mine.
-ModelOpt = typer.Option(None, "--model", "-m", help="local | openai:NAME | NAME (with --base-url). "
-                        "Env RLM_MODEL. Default: the embedded local model.")
+ModelOpt = typer.Option(None, "--model", "-m", help="none | local | openai:NAME | NAME (with "
+                        "--base-url). Env RLM_MODEL, then `rlm config set model`. Default: none "
+                        "(code finds and writes the answer).")
 BaseUrlOpt = typer.Option(None, "--base-url", help="OpenAI-compatible server, e.g. "
-                          "http://127.0.0.1:8080/v1 (vLLM, llama.cpp, Ollama). Env RLM_BASE_URL.")
+                          "http://127.0.0.1:8080/v1 (vLLM, llama.cpp, Ollama); repeat it or give a "
+                          "comma list for replicas of one model. Env RLM_BASE_URL.")
+
+
+def _urls(values: Optional[List[str]]) -> Optional[str]:
+    """Repeated --base-url values as one comma list (split again by the model registry)."""
+    return ",".join(values) if values else None
 ConcOpt = typer.Option(4, "--concurrency", "-c", min=1, max=512, help="sub-calls in flight")
 MaxTokOpt = typer.Option(None, "--max-tokens", min=1, help="token budget for the whole run")
 MaxCallsOpt = typer.Option(None, "--max-calls", min=1, help="call budget for the whole run")
@@ -92,7 +173,7 @@ def ask(
     path: str = typer.Argument(..., help="a file, a folder, or - for stdin (.gz is read decompressed)"),
     question: str = typer.Argument(..., help="the question"),
     model: Optional[str] = ModelOpt,
-    base_url: Optional[str] = BaseUrlOpt,
+    base_url: Optional[List[str]] = BaseUrlOpt,
     sub_model: Optional[str] = typer.Option(None, "--sub-model", help="model for the fan-out's "
                                             "sub-calls (same server); --model synthesises"),
     concurrency: int = ConcOpt,
@@ -113,7 +194,7 @@ def ask(
     from rlm.api import AskOptions, ask_async
     from rlm.progress import Progress
 
-    opts = AskOptions(model=model, base_url=base_url, sub_model=sub_model, concurrency=concurrency,
+    opts = AskOptions(model=model, base_url=_urls(base_url), sub_model=sub_model, concurrency=concurrency,
                       max_tokens=max_tokens, max_calls=max_calls, timeout=timeout,
                       strategy=strategy, dry_run=dry_run, no_cache=no_cache, resume=resume,
                       argv=_argv(path, question))
@@ -144,9 +225,7 @@ def _emit(report, json_out: bool, out: Optional[Path], quiet: bool) -> None:
                                              option=orjson.OPT_INDENT_2) + b"\n")
     else:
         Console(highlight=False, soft_wrap=True).print(md, markup=False)
-    if report.dry_run:
-        raise typer.Exit(EXIT_OK)
-    raise typer.Exit(EXIT_OK if report.coverage.complete else EXIT_INCOMPLETE)
+    raise typer.Exit(exit_code(report.coverage, report.dry_run))
 
 
 # ------------------------------------------------------------------ run history (rlm/store.py)
@@ -397,9 +476,7 @@ def _emit_repo(report, markdown_fn, repo: str, json_out: bool, out: Optional[Pat
                                              option=orjson.OPT_INDENT_2) + b"\n")
     else:
         Console(highlight=False, soft_wrap=True).print(markdown_fn(report, repo), markup=False)
-    if report.dry_run:
-        raise typer.Exit(EXIT_OK)
-    raise typer.Exit(EXIT_OK if report.coverage.complete else EXIT_INCOMPLETE)
+    raise typer.Exit(exit_code(report.coverage, report.dry_run))
 
 
 @app.command("audit")
@@ -409,7 +486,7 @@ def audit_cmd(
                                        "structure,risks,tests (default: all three)"),
     max_rounds: int = typer.Option(6, "--max-rounds", min=1, max=50, help="at most this many rounds"),
     model: Optional[str] = ModelOpt,
-    base_url: Optional[str] = BaseUrlOpt,
+    base_url: Optional[List[str]] = BaseUrlOpt,
     concurrency: int = ConcOpt,
     max_tokens: Optional[int] = MaxTokOpt,
     max_calls: Optional[int] = MaxCallsOpt,
@@ -429,7 +506,7 @@ def audit_cmd(
     def go():
         import anyio
 
-        opts = AuditOptions(model=model, base_url=base_url, concurrency=concurrency,
+        opts = AuditOptions(model=model, base_url=_urls(base_url), concurrency=concurrency,
                             max_tokens=max_tokens, max_calls=max_calls, timeout=timeout,
                             lenses=parse_lenses(lens), max_rounds=max_rounds, dry_run=dry_run,
                             no_cache=no_cache, argv=_argv("audit"))
@@ -447,7 +524,7 @@ def mine_cmd(
     repo: str = typer.Argument(..., help="the repository folder"),
     questions: list[str] = typer.Argument(..., help="one or more questions"),
     model: Optional[str] = ModelOpt,
-    base_url: Optional[str] = BaseUrlOpt,
+    base_url: Optional[List[str]] = BaseUrlOpt,
     concurrency: int = ConcOpt,
     max_tokens: Optional[int] = MaxTokOpt,
     max_calls: Optional[int] = MaxCallsOpt,
@@ -467,7 +544,7 @@ def mine_cmd(
     def go():
         import anyio
 
-        opts = MineOptions(model=model, base_url=base_url, concurrency=concurrency,
+        opts = MineOptions(model=model, base_url=_urls(base_url), concurrency=concurrency,
                            max_tokens=max_tokens, max_calls=max_calls, timeout=timeout,
                            dry_run=dry_run, no_cache=no_cache, argv=_argv("mine"))
         prog = Progress(enabled=not quiet and sys.stderr.isatty())
@@ -479,10 +556,41 @@ def mine_cmd(
     _emit_repo(report, mine_markdown, repo, json_out, out)
 
 
+@app.command("mcp")
+def mcp_cmd(
+    root: Optional[list[str]] = typer.Option(None, "--root", help="a folder the server may read "
+                                             "(repeatable; default: the current directory)"),
+    http: Optional[str] = typer.Option(None, "--http", metavar="HOST:PORT", help="serve streamable "
+                                       "HTTP on HOST:PORT instead of stdio"),
+    model: Optional[str] = typer.Option(None, "--model", "-m", help="as for ask; 'sampling' sends "
+                                        "sub-calls to the MCP client's own model"),
+    base_url: Optional[str] = BaseUrlOpt,
+    sub_model: Optional[str] = typer.Option(None, "--sub-model", help="model for sub-calls"),
+    concurrency: int = ConcOpt,
+    max_tokens: Optional[int] = typer.Option(None, "--max-tokens", min=1, help="default token "
+                                             "budget of one tool call"),
+    max_calls: Optional[int] = typer.Option(None, "--max-calls", min=1, help="default call "
+                                            "budget of one tool call"),
+    timeout: float = TimeoutOpt,
+    sampling_context: int = typer.Option(32_000, "--sampling-context", min=1024, help="context "
+                                         "window (tokens) assumed for the client's model"),
+) -> None:
+    """Serve rlm's tools to coding agents over the Model Context Protocol (stdio, or --http)."""
+    from rlm.mcp.config import ServerConfig
+    from rlm.mcp.roots import Roots
+    from rlm.mcp.server import parse_http, serve
+
+    cfg = ServerConfig(roots=list(root or []), model=model, base_url=base_url, sub_model=sub_model,
+                       concurrency=concurrency, max_tokens=max_tokens, max_calls=max_calls,
+                       timeout=timeout, sampling_context=sampling_context, http=http)
+    _run(lambda: (Roots(cfg.roots), http and parse_http(http)))  # bad input: one line, exit 2
+    _run(lambda: serve(cfg))
+
+
 @app.command("calibrate")
 def calibrate_cmd(
     model: Optional[str] = ModelOpt,
-    base_url: Optional[str] = BaseUrlOpt,
+    base_url: Optional[List[str]] = BaseUrlOpt,
     levels: Optional[str] = typer.Option(None, "--levels", help="fill levels as shares of the "
                                          "context, comma-separated (default 0.1,0.25,...,0.97)"),
     reps: Optional[int] = typer.Option(None, "--reps", min=1, help="repetitions per level and task "
@@ -518,7 +626,7 @@ def calibrate_cmd(
         _fail(f"--plot writes SVG: give a path ending in .svg, got {str(plot)!r}", EXIT_USAGE)
 
     def go():
-        m = resolve_model(model, base_url, timeout=timeout)
+        m = resolve_model(model, _urls(base_url), timeout=timeout)
         err.print(f"calibrating {m.name} (context {m.context_tokens:,} tokens): "
                   f"{len(lv)} levels x 2 tasks x {n_reps} repetition(s) = {len(lv) * 2 * n_reps} calls")
         done = [0]

@@ -27,3 +27,5 @@ class ModelCallError(RlmError):
 
 class BudgetExhausted(RlmError):
     """The shared budget (tokens, calls, wall time) ran out."""
+
+    attempts = 0  # requests this call had already sent when the budget stopped it

@@ -53,6 +53,7 @@ __all__ = [
 
 Status = Literal["verified", "corrected", "rejected"]
 
+WINDOW = 5  # lines around a citation where a quote is still accepted (corrected), every command
 TEXT_CAP = 2000  # characters of evidence text kept in an EvidenceCheck
 _TRUNCATION_MARK = " […]"
 _ELSEWHERE_MAX_LINES = 100_000  # rejected quotes: look for them in the whole file up to this size
@@ -384,7 +385,7 @@ def verify_lines(
     end: int,
     quote: str | None,
     *,
-    window: int = 5,
+    window: int = WINDOW,
     require_quote: bool = True,
     max_span: int | None = 200,
 ) -> EvidenceCheck:
@@ -477,7 +478,7 @@ def check(
     root: Path,
     evidence_path: str,
     quote: str | None,
-    window: int = 5,
+    window: int = WINDOW,
     line_reader: Callable[[Path], Sequence[str]] | None = None,
     *,
     require_quote: bool = True,

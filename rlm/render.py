@@ -36,11 +36,19 @@ def answer_markdown(rep: Report, model_answer: str | None, parts: list[str]) -> 
             else:
                 head = f"**{g['id']} · {len(fs)} line(s): {g['why']}**"
             label = f" [model label: {g['label']}]" if g.get("label") else ""
+            if fs and fs[0].note and fs[0].note.startswith("the model labelled"):
+                label = f" [label: {g['label']} ({fs[0].note})]"  # rlm.codeonly.wording
             claim = fs[0].claim if fs else g["why"]
             out.append(f"{head}{label} — {claim}")
             for i, f in enumerate(fs, 1):
                 step = f"{i}. " if g["kind"] == "identifier" else "- "
                 out.append(f"{step}`{_ref(f)}` `{_evidence(f)}`")
+    elif verified and all(f.label == "found by code" for f in verified):
+        from rlm.codeonly.answers import passages_markdown
+
+        out.extend(passages_markdown(verified))
+    elif verified and any(p.startswith("Timeline (found by code") for p in parts):
+        pass  # grep hits: code's timeline above lists them
     elif verified:
         out.append(f"### Verified findings ({len(verified)})")
         for f in verified:
@@ -73,4 +81,8 @@ def report_markdown(rep: Report) -> str:
     tail = (f"Usage: {u.calls} call(s), {u.prompt_tokens:,} prompt + {u.completion_tokens:,} "
             f"completion tokens, {u.cached_calls} cached, {u.wall_s:.1f}s. Model: {rep.model}. "
             f"Run: {rep.run_id}.")
+    if u.endpoints:
+        tail += " Endpoints: " + "; ".join(
+            f"{e['url']} {e['calls']} call(s)" + (f", {e['failures']} failed over" if e["failures"] else "")
+            for e in u.endpoints) + "."
     return "\n\n".join(head + ["## Answer", rep.answer, tail])

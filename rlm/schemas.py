@@ -18,17 +18,21 @@ REPORT_VERSION = "1"
 # ---------------------------------------------------------------- sub-call outputs (untrusted)
 
 _REPEAT = re.compile(r"(.{2,}?)\1{3,}")
-_WORD = re.compile(r"[A-Za-z]{3,}")
+_NUMBER = re.compile(r"[\d\s.,:/%+-]{1,40}")  # 22, 22/tcp-less digits, 1,234, 3.5%, 10:30
+_CONTENT = re.compile(r"\w")
 
 
 def _not_degenerate(text: str) -> str:
-    """Weak models loop ("nice_nice_nice_...") or answer with a bare number: reject both so the
-    call is retried with the reason, and fails cleanly instead of polluting the report."""
+    """Weak models loop ("nice_nice_nice_...") or answer with nothing but symbols: reject both so
+    the call is retried with the reason. A short number (`22`, `1,000,000`) is a real answer."""
     t = text.strip()
-    if _REPEAT.search(t):
+    if not _CONTENT.search(t):
+        raise ValueError("text is empty or only symbols")
+    if _NUMBER.fullmatch(t) and sum(ch.isdigit() for ch in t) <= 20:
+        return t
+    # runs of blanks or of rule characters ("=====", aligned columns) are not a loop
+    if any(_CONTENT.search(m.group(1)) for m in _REPEAT.finditer(" ".join(t.split()))):
         raise ValueError("text is degenerate (a fragment repeated over and over)")
-    if len(_WORD.findall(t)) < 2:
-        raise ValueError("text must be words, not just numbers or symbols")
     return t
 
 
@@ -135,7 +139,8 @@ class FailedChunk(BaseModel):
     path: str
     line_start: int
     line_end: int
-    reason: str
+    reason: str  # for people; code reads `status`
+    status: Literal["failed", "not_run", "interrupted"] = "failed"
 
 
 class Coverage(BaseModel):
@@ -150,12 +155,22 @@ class Coverage(BaseModel):
     lines_read_by_model: int = 0
     skipped: list[dict] = Field(default_factory=list)  # files skipped (binary, unreadable, ...)
     declared: list[str] = Field(default_factory=list)  # cuts and decodings the user must know
+    gaps: list[str] = Field(default_factory=list)  # what was needed and not read (incomplete)
+    interrupted: bool = False  # Ctrl-C: what finished is reported
     complete: bool = True
     statement: str = ""
 
     def skipped_incomplete(self) -> bool:
         """Skipped files that hold text we should have read (not binaries we refuse by design)."""
         return any(x.get("incomplete") for x in self.skipped)
+
+
+class EvidenceCounts(BaseModel):
+    """How the citations of a run fared in rlm.evidence: the same counts in every report."""
+
+    verified: int = 0
+    corrected: int = 0
+    rejected: int = 0
 
 
 class ReduceInfo(BaseModel):
@@ -171,6 +186,8 @@ class UsageInfo(BaseModel):
     completion_tokens: int = 0
     cached_calls: int = 0
     wall_s: float = 0.0
+    # several --base-url replicas: {url, calls, failures, prompt_tokens, completion_tokens, last_error}
+    endpoints: list[dict] = Field(default_factory=list)
 
 
 class Report(BaseModel):
@@ -184,8 +201,10 @@ class Report(BaseModel):
     findings: list[Finding] = Field(default_factory=list)
     groups: list[dict] = Field(default_factory=list)
     coverage: Coverage = Field(default_factory=Coverage)
+    evidence: EvidenceCounts = Field(default_factory=EvidenceCounts)
     reduce: ReduceInfo = Field(default_factory=ReduceInfo)
     usage: UsageInfo = Field(default_factory=UsageInfo)
     model: str = ""
+    tier: str = ""  # none | served | local | sampling (rlm.models.profile)
     run_id: str = ""
     dry_run: bool = False

@@ -11,7 +11,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from rlm.schemas import Finding, ReduceInfo, Report
+from rlm.schemas import EvidenceCounts, Finding, ReduceInfo, Report  # noqa: F401 - re-exported
 
 Severity = Literal["high", "medium", "low"]
 ShortName = Annotated[str, Field(max_length=60)]
@@ -90,12 +90,6 @@ class RiskPickResult(BaseModel):
 
 
 # ---------------------------------------------------------------- report parts (trusted)
-
-
-class EvidenceCounts(BaseModel):
-    verified: int = 0
-    corrected: int = 0
-    rejected: int = 0
 
 
 class FileCoverage(BaseModel):
@@ -196,4 +190,3 @@ class MineReport(Report):
     reduce: ReduceInfo | None = None  # type: ignore[assignment]  # mine runs no reduce
     questions: list[QuestionResult] = Field(default_factory=list)
     files: FileCoverage = Field(default_factory=FileCoverage)
-    evidence: EvidenceCounts = Field(default_factory=EvidenceCounts)

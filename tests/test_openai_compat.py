@@ -3,6 +3,9 @@ plus self-tests of the fake server's faults."""
 
 from __future__ import annotations
 
+import importlib.util
+import re
+
 import asyncio
 import json
 import socket
@@ -325,15 +328,20 @@ def test_registry(monkeypatch, tmp_path):
     assert SECRET not in repr(o) and SECRET not in describe(o)
     with pytest.raises(UsageError, match="invalid base URL"):
         resolve_model("x", base_url="localhost:8080")
-    # local: the default when nothing is configured (the model file is only located, not loaded)
+    # nothing configured: the `none` tier (code only), never the embedded model
     for k in ("RLM_MODEL", "RLM_BASE_URL"):
         monkeypatch.delenv(k)
+    none = resolve_model()
+    assert type(none).__name__ == "CodeOnlyModel" and none.name == "none"
     gguf = tmp_path / "tiny.gguf"
     gguf.write_bytes(b"GGUF")
     monkeypatch.setenv("RLM_LOCAL_GGUF", str(gguf))
-    for loc in (resolve_model(), resolve_model("local")):
-        assert type(loc).__name__ == "LocalModel"
-        assert isinstance(describe(loc), str)
+    if importlib.util.find_spec("llama_cpp") is None:  # the extra is not installed
+        with pytest.raises(UsageError, match=re.escape("pip install 'rlm[local]'")):
+            resolve_model("local")
+    else:  # the model file is only located, not loaded
+        loc = resolve_model("local")
+        assert type(loc).__name__ == "LocalModel" and isinstance(describe(loc), str)
 
 
 # --------------------------------------------------------------------------- the fake server itself

@@ -238,8 +238,10 @@ def test_reduce_stops_on_token_budget(tmp_path, fake_server):
     n_chunks = run(p, "q?", fake_server, context_tokens=1024, dry_run=True).coverage.chunks_total
     fake_server.reset()
     p = _many_findings(tmp_path, fake_server, should_not_run)
+    # each map call really costs 110 tokens, but the hard cap reserves a request's worst case
+    # (prompt estimate + max_tokens, ~1,100 here) before sending it: room for the last map call
     rep = run(p, "what is observed?", fake_server, context_tokens=1024, concurrency=1,
-              max_tokens=110 * n_chunks)
+              max_tokens=110 * n_chunks + 1200)
     assert rep.reduce.stopped == "budget"
     assert rep.coverage.chunks_ok == n_chunks
     assert len([f for f in rep.findings if f.verified]) == 3 * n_chunks
@@ -261,3 +263,29 @@ def test_sub_model_takes_the_map_calls_and_model_synthesises(tmp_path, fake_serv
     models = {(q["schema_name"], q["body"]["model"]) for q in fake_server.requests}
     assert models == {("MapResult", "small-one"), ("AnswerResult", "big-one")}
     assert _json.loads(r.stdout)["findings"][0]["source"]["line_start"] == 900
+
+
+def test_map_citations_go_through_the_one_evidence_rule(tmp_path, fake_server):
+    """ask checks a map finding like audit and mine do (rlm.evidence): a quote a few lines from
+    its citation is corrected, one far away or outside the chunk is rejected; counts reported."""
+    p = _prose(tmp_path, planted={700: "The BUDGET was raised to 40k.", 1200: "A KETTLE boiled."})
+
+    def mapper(req, text):
+        found = []
+        for m in NUMBERED.finditer(text):
+            ln = int(m.group(1))
+            if "BUDGET" in m.group(2):  # cites 3 lines off: corrected back to 700
+                found.append({"line": ln + 3, "claim": "the budget was raised", "quote": "BUDGET"})
+            if "KETTLE" in m.group(2):  # cites 40 lines off: rejected
+                found.append({"line": ln - 40, "claim": "a kettle boiled", "quote": "KETTLE"})
+        return {"findings": found}
+
+    fake_server.on("MapResult", mapper)
+    fake_server.on("AnswerResult", lambda r, t: {"answer": "The budget was raised.", "cites": [1]})
+    rep = run(p, "what happened?", fake_server, strategy="fanout")
+    by_claim = {f.claim: f for f in rep.findings}
+    budget, kettle = by_claim["the budget was raised"], by_claim["a kettle boiled"]
+    assert (budget.source.line_start, budget.verified) == (700, True)
+    assert "quote found at" in budget.note and budget.evidence == "The BUDGET was raised to 40k."
+    assert not kettle.verified and "not found" in kettle.note
+    assert (rep.evidence.verified, rep.evidence.corrected, rep.evidence.rejected) == (0, 1, 1)

@@ -13,8 +13,9 @@ from test_mine import _oracle
 from test_store import cli_env, rlm
 
 from rlm.fixtures.repo import write_repo
+from rlm.schemas import FailedChunk
 
-FAILED_KEYS = {"chunk", "path", "line_start", "line_end", "reason"}
+FAILED_KEYS = set(FailedChunk.model_fields)  # ask's shape: chunk, path, lines, reason, status
 
 
 def _serve_audit(server) -> None:
@@ -48,7 +49,7 @@ def test_audit_fault_exits_3_names_the_file_then_resume_finishes(fake_server, tm
     n = _lines(root / "parcelpost/net/client.py")
     hit = [f for f in cov["chunks_failed"] if f["path"] == "parcelpost/net/client.py"]
     assert hit and all(1 <= f["line_start"] <= f["line_end"] <= n and "500" in f["reason"]
-                       for f in hit)
+                       and f["status"] == "failed" for f in hit)
     assert "parcelpost/net/client.py" in rep["files"]["failed_files"]
     assert rep["reduce"] is None and rep["audit"]["stopped"] in ("no_progress", "nothing_left")
     failed_before = _failed_texts(fake_server)

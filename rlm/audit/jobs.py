@@ -19,8 +19,8 @@ from rlm.audit.lenses import lenses
 from rlm.repo.calls import est_tokens
 from rlm.repo.candidates import Candidate, repetitive
 from rlm.repo.chunks import RepoChunk
-from rlm.repo.ledger import failed_parts
-from rlm.repo.outcome import JobEnd
+from rlm.run.ledger import failed_parts, ranges_of
+from rlm.run.outcomes import Status
 from rlm.schemas import FailedChunk
 
 if TYPE_CHECKING:
@@ -48,16 +48,16 @@ class Job:
         """(path, first line, last line) of what this call shows the model."""
         raise NotImplementedError
 
-    def failed_entries(self, reason: str) -> list[FailedChunk]:
-        return failed_parts(self.id, self.shown(), reason)
+    def failed_entries(self, status: Status, reason: str) -> list[FailedChunk]:
+        return failed_parts(self.id, self.shown(), status, reason)
 
     def on_ok(self, st: AuditState, res, rnd: int) -> None:
         raise NotImplementedError
 
-    def on_failed(self, st: AuditState, end: JobEnd, reason: str, rnd: int) -> None:
+    def on_failed(self, st: AuditState, status: Status, reason: str, rnd: int) -> None:
         """An extra dig (lens, recheck, one-file re-read) that failed: its files had been read
         in the module map, so it is declared, not counted as unread."""
-        st.other_failed.extend(self.failed_entries(reason))
+        st.other_failed.extend(self.failed_entries(status, reason))
 
 
 @dataclass
@@ -84,13 +84,13 @@ class ModuleJob(Job):
         for r in getattr(res, "risks", []):
             st.findings.cited(self.chunk, self.id, self.module, self.lens, r, "risk", rnd)
 
-    def on_failed(self, st: AuditState, end: JobEnd, reason: str, rnd: int) -> None:
+    def on_failed(self, st: AuditState, status: Status, reason: str, rnd: int) -> None:
         if not self.map_part:
-            return super().on_failed(st, end, reason, rnd)
+            return super().on_failed(st, status, reason, rnd)
         if self.retry_of:
             st.failed_map.pop(self.retry_of, None)
             st.retried.add(self.id)
-        st.failed_map[self.id] = FailedPart(self, end, self.failed_entries(reason))
+        st.failed_map[self.id] = FailedPart(self, status, self.failed_entries(status, reason))
 
 
 @dataclass
@@ -98,7 +98,7 @@ class FailedPart:
     """A part of the module map whose call failed (so its files were not read)."""
 
     job: ModuleJob
-    end: JobEnd
+    status: Status
     entries: list[FailedChunk]
 
 
@@ -108,7 +108,7 @@ class PickJob(Job):
     mapping: dict = field(default_factory=dict)
 
     def shown(self) -> list[tuple[str, int, int]]:
-        return [(c.path, c.line, c.line) for c in self.cands]
+        return ranges_of((c.path, c.line) for c in self.cands)
 
     def kind(self) -> str:
         return lenses()[self.lens].kind
@@ -141,7 +141,7 @@ class PhraseJob(PickJob):
             st.read.add(c.path, c.line, c.line)
         st.findings.phrased(self, res, rnd, self.kind())
 
-    def on_failed(self, st: AuditState, end: JobEnd, reason: str, rnd: int) -> None:
-        super().on_failed(st, end, reason, rnd)
-        if end is JobEnd.FAILED:  # code's rule found the lines: code words them
+    def on_failed(self, st: AuditState, status: Status, reason: str, rnd: int) -> None:
+        super().on_failed(st, status, reason, rnd)
+        if status.ran_and_failed:  # code's rule found the lines: code words them
             st.findings.phrased(self, None, rnd, self.kind())

@@ -13,7 +13,6 @@ from rlm.audit.state import AuditState
 from rlm.evidence import parse_evidence_path
 from rlm.repo.candidates import Candidate, pack_candidates, render_candidates, words
 from rlm.repo.chunks import RepoChunk, chunk_files, chunk_modules
-from rlm.repo.outcome import JobEnd
 
 MAX_CANDIDATES_PER_CALL = 40
 MAX_RECHECKS_PER_ROUND = 12  # (at least one per module)
@@ -107,7 +106,7 @@ def _retries(st: AuditState) -> list[Job]:
     """Map parts whose call failed (not for the budget or Ctrl-C), read once more."""
     jobs: list[Job] = []
     for cid, fp in list(st.failed_map.items()):
-        if cid in st.retried or fp.end is not JobEnd.FAILED:
+        if cid in st.retried or not fp.status.ran_and_failed:
             continue
         st.retried.add(cid)
         ch = fp.job.chunk

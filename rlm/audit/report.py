@@ -11,8 +11,8 @@ from rlm.audit.lenses import tested_by
 from rlm.audit.state import AuditState
 from rlm.evidence import parse_evidence_path
 from rlm.repo.corpus import files_statement
-from rlm.repo.ledger import close_statement
-from rlm.repo.rounds import Rounds
+from rlm.repo.rounds import Rounds, StopReason
+from rlm.run import ledger
 from rlm.schemas import Coverage, GateInfo, Source, UsageInfo
 from rlm.schemas_repo import (AuditFinding, AuditInfo, AuditReport, EvidenceCounts, FileCoverage,
                               ModuleInfo)
@@ -51,7 +51,7 @@ def file_coverage(st: AuditState) -> FileCoverage:
     return c.file_coverage(read, failed)
 
 
-def coverage(st: AuditState, fcov: FileCoverage) -> Coverage:
+def coverage(st: AuditState, fcov: FileCoverage, rounds: Rounds, interrupted: bool) -> Coverage:
     c = st.corpus
     cov = Coverage(chunks_total=st.chunks_total, chunks_ok=st.chunks_ok,
                    chunks_failed=st.failed_entries(), bytes_total=c.walk.total_bytes,
@@ -61,26 +61,21 @@ def coverage(st: AuditState, fcov: FileCoverage) -> Coverage:
     cov.bytes_read_by_model = st.read.total_bytes(c)
     cov.bytes_scanned_by_code = c.walk.total_bytes  # every kept file is scanned for candidates
     cov.lines_scanned_by_code = c.walk.total_lines
-    unread_text = fcov.failed + fcov.scanned_by_code
-    cov.complete = (not st.opts.dry_run and not cov.chunks_failed and unread_text == 0
-                    and not st.budget_hit and not cov.skipped_incomplete())
-    parts = [files_statement(fcov),
-             f"The model read {cov.lines_read_by_model:,} of {c.walk.total_lines:,} lines in "
-             f"{st.chunks_ok} of {st.chunks_total} calls; code scanned every kept file for "
-             "candidate lines."]
-    unread = [e for fp in st.failed_map.values() for e in fp.entries]
-    if unread:
-        parts.append(f"{len(st.failed_map)} part(s) failed and were not read: " + "; ".join(
-            f"{x.chunk} {x.path}:{x.line_start}-{x.line_end} ({x.reason})" for x in unread[:10])
-            + ".")
+    if not st.opts.dry_run:
+        if fcov.scanned_by_code:  # an audit reads every file; mine needs only what it scoped
+            cov.gaps.append(f"{fcov.scanned_by_code} file(s) were only scanned by code, never "
+                            "read by the model")
+        if rounds.stopped is StopReason.BUDGET:
+            cov.gaps.append(f"the rounds stopped early ({rounds.reason})")
+    cov.interrupted = interrupted
+    body = [files_statement(fcov),
+            f"The model read {cov.lines_read_by_model:,} of {c.walk.total_lines:,} lines in "
+            f"{st.chunks_ok} of {st.chunks_total} calls; code scanned every kept file for "
+            "candidate lines."]
     if st.other_failed:
-        parts.append(f"{len({x.chunk for x in st.other_failed})} digging call(s) failed (their "
-                     "files had been read in the module map): " + "; ".join(
-                         f"{x.chunk} {x.path} ({x.reason})" for x in st.other_failed[:10]) + ".")
-    for d in st.declared:
-        parts.append(f"Note: {d}.")
-    cov.statement = close_statement(parts, cov.complete, st.opts.dry_run, "the audit")
-    return cov
+        body.append(f"{len({x.chunk for x in st.other_failed})} of the failed calls were digging "
+                    "calls: their files had been read in the module map.")
+    return ledger.close(cov, body, what="the audit", dry_run=st.opts.dry_run)
 
 
 def rejected_findings(st: AuditState) -> list[AuditFinding]:
@@ -129,7 +124,7 @@ def build_report(run: _Audit, rounds: Rounds, t0: float, run_id: str, question: 
     st = run.st
     _declare_drops(st)
     fcov = file_coverage(st)
-    cov = coverage(st, fcov)
+    cov = coverage(st, fcov, rounds, run.budget.interrupted)
     fs, stats = st.findings, st.findings.stats
     info = AuditInfo(lenses=list(run.opts.lenses), modules=module_infos(st), rounds=rounds.rounds,
                      stopped=rounds.stopped.value, stop_reason=rounds.reason,
@@ -145,6 +140,7 @@ def build_report(run: _Audit, rounds: Rounds, t0: float, run_id: str, question: 
                 f"Evidence: {stats.verified} verified, {stats.corrected} corrected, "
                 f"{stats.rejected} rejected."),
         findings=fs.items + rejected_findings(st), coverage=cov, audit=info, files=fcov,
+        evidence=info.evidence,
         usage=UsageInfo(calls=u.calls, prompt_tokens=u.prompt_tokens,
                         completion_tokens=u.completion_tokens, cached_calls=u.cached_calls,
                         wall_s=round(time.monotonic() - t0, 3)),

@@ -25,9 +25,11 @@ from rlm.models.base import Model
 from rlm.repo.calls import call_task, window_chars, with_model
 from rlm.repo.candidates import is_weak_model
 from rlm.repo.corpus import RepoCorpus
-from rlm.repo.outcome import JobEnd, job_end, job_event
+from rlm.repo.ledger import done_event
 from rlm.repo.record import RepoRecord
 from rlm.repo.rounds import Rounds, StopReason, run_rounds
+from rlm.run.events import Plan, to_sink
+from rlm.run.outcomes import Status
 from rlm.schemas import Estimate
 from rlm.schemas_repo import AuditReport, RoundInfo
 
@@ -39,7 +41,8 @@ NOTHING_LEFT = ("nothing was left to dig: every lens ran, every rejected claim w
 class _Audit:
     def __init__(self, corpus: RepoCorpus, opts: AuditOptions, model: Model, budget: Budget,
                  emit: Callable[[str, dict], None]):
-        self.opts, self.model, self.budget, self.emit = opts, model, budget, emit
+        self.opts, self.model, self.budget = opts, model, budget
+        self.emit = to_sink(emit)  # typed events to the (kind, data) sinks
         brief = is_weak_model(model) if opts.weak_model is None else bool(opts.weak_model)
         self.st = AuditState(corpus, opts, window_chars(model, opts.usable_fraction,
                                                         opts.chunk_chars), brief)
@@ -64,7 +67,7 @@ class _Audit:
     async def run_round(self, rnd: int, jobs: list[Job], scope) -> RoundInfo:
         info = RoundInfo(round=rnd)
         before = len(self.st.findings.items)
-        self.emit("plan", {"total": len(jobs), "round": rnd})
+        self.emit(Plan(len(jobs), self.opts.concurrency))
 
         async def work(j: Job):
             return await call_task(self.model, RECIPE, j.task, self.budget, self.opts.timeout,
@@ -72,16 +75,15 @@ class _Audit:
 
         def done(o: Outcome) -> None:
             j: Job = o.item
-            end = job_end(o)
             self.st.chunks_total += 1
-            if end is JobEnd.OK:
+            if o.status is Status.OK:
                 self.st.chunks_ok += 1
                 j.on_ok(self.st, o.result, rnd)
             else:
                 info.failed += 1
-                info.not_run += end is not JobEnd.FAILED
-                j.on_failed(self.st, end, o.error or "failed", rnd)
-            self.emit("chunk", job_event(j, end, o.error, self.budget))
+                info.not_run += not o.status.ran_and_failed  # the budget or Ctrl-C stopped it
+                j.on_failed(self.st, o.status, o.error, rnd)
+            self.emit(done_event(j, o, self.budget))
 
         await map_items(jobs, work, key=lambda j: j.id, concurrency=self.opts.concurrency,
                         budget=self.budget, on_outcome=done, cancel_scope=scope)
@@ -91,14 +93,8 @@ class _Audit:
     async def execute(self, scope) -> Rounds:
         if self.opts.dry_run:
             return Rounds(stopped=StopReason.DRY_RUN, reason="dry run: no model call was made")
-        rounds = await run_rounds(self.plan, lambda rnd, jobs: self.run_round(rnd, jobs, scope),
-                                  self.budget, self.opts.max_rounds, nothing_left=NOTHING_LEFT)
-        if rounds.stopped is StopReason.BUDGET:
-            self.st.budget_hit = True
-        if self.budget.interrupted:
-            self.st.declared.append("interrupted by Ctrl-C: the jobs that did not finish are "
-                                    "reported as failed; `rlm resume` finishes them")
-        return rounds
+        return await run_rounds(self.plan, lambda rnd, jobs: self.run_round(rnd, jobs, scope),
+                                self.budget, self.opts.max_rounds, nothing_left=NOTHING_LEFT)
 
 
 async def audit_async(repo: str, opts: AuditOptions | None = None, model: Model | None = None,
@@ -112,7 +108,7 @@ async def audit_async(repo: str, opts: AuditOptions | None = None, model: Model 
     record = RepoRecord(repo, question, opts, on_event or (lambda e, d: None))
 
     async def go(m: Model, scope, b: Budget) -> AuditReport:
-        run = _Audit(corpus, opts, m, b, record.emit)
+        run = _Audit(corpus, opts, m, b, record.sink)
         rounds = await run.execute(scope)
         return build_report(run, rounds, t0, record.run_id, question)
 

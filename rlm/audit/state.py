@@ -33,7 +33,6 @@ class AuditState:
     chunks_of: dict[str, int] = field(default_factory=dict)
     chunks_total: int = 0
     chunks_ok: int = 0
-    budget_hit: bool = False
     declared: list[str] = field(default_factory=list)
     dropped_purposes: int = 0
     _job_n: int = 0

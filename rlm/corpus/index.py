@@ -8,6 +8,7 @@ so the model can cite them. A single line longer than a chunk is cut by bytes (d
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Iterator
 
@@ -40,6 +41,40 @@ class Chunk:
     def describe(self) -> str:
         part = " (piece of an over-long line, cut by bytes)" if self.cut else ""
         return f"{self.path}:{self.line_start}-{self.line_end}{part}"
+
+
+class ShownLines(Sequence):
+    """The lines of a file as one chunk showed them to the model, addressed by file line number
+    (index 0 is line 1). Lines outside the chunk read as blank, so evidence can only be found
+    in what the call was shown; a piece of an over-long line reads as that piece."""
+
+    def __init__(self, chunk: Chunk):
+        self.c = chunk
+        self._shown: list[str] | None = None
+
+    def _lines(self) -> list[str]:
+        if self._shown is None:
+            c = self.c
+            if c.cut:
+                self._shown = [bytes(c.source.data[c.byte_start:c.byte_end]).decode("utf-8",
+                                                                                  "replace")]
+            else:
+                self._shown = c.source.lines(c.line_start, c.line_end)
+        return self._shown
+
+    def __len__(self) -> int:
+        return self.c.source.line_count
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        k = i + 1 - self.c.line_start
+        shown = self._lines()
+        return shown[k] if 0 <= k < len(shown) else ""
 
 
 def chunk_source(src: TextSource, max_bytes: int, prefix: str = "c",

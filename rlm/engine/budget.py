@@ -1,8 +1,10 @@
 """One budget shared by every task of a run: tokens, calls and wall time.
 
-Checked before each call (so a run stops cleanly instead of overshooting by a whole fan-out)
-and charged with the server's real usage after it. The check uses what was really spent, so
-the overshoot is at most the calls already in flight (bounded by --concurrency).
+A hard cap: every HTTP request (retries included) reserves one call and its worst-case tokens
+(prompt estimate + max_tokens) *before* it is sent, through `reserve`, and the reservation is
+settled with the server's real usage after it. Spent + reserved never passes a cap, so neither
+retries nor calls in flight can overshoot it (tokens: as far as the prompt estimate holds, which
+carries a margin).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from dataclasses import dataclass, field
 
 import anyio
 
+from rlm.errors import BudgetExhausted
 from rlm.models.base import Usage
 
 
@@ -24,24 +27,45 @@ class Budget:
     usage: Usage = field(default_factory=Usage)
     started: float = field(default_factory=time.monotonic)
     interrupted: bool = False  # set on Ctrl-C: no new calls start
+    interrupted_by: str = "Ctrl-C"  # what interrupted, for the coverage statement
+    in_flight: int = 0  # requests reserved and not yet settled
+    reserved_tokens: int = 0  # their worst-case tokens
 
-    def exhausted(self) -> str | None:
-        """Why no further call may start (None when one may)."""
+    def exhausted(self, tokens: int = 1) -> str | None:
+        """Why one more request of up to `tokens` tokens may not start (None when it may),
+        counting what is spent and what requests in flight may still spend."""
         if self.interrupted:
             return "interrupted"
-        if self.max_calls is not None and self.usage.calls >= self.max_calls:
+        if self.max_calls is not None and self.usage.calls + self.in_flight + 1 > self.max_calls:
             return f"call budget of {self.max_calls} spent"
-        if self.max_tokens is not None and self.usage.total_tokens >= self.max_tokens:
+        if self.max_tokens is not None and (self.usage.total_tokens + self.reserved_tokens
+                                            + max(1, tokens) > self.max_tokens):
             return f"token budget of {self.max_tokens:,} spent"
         if self.max_wall_s is not None and self.elapsed() > self.max_wall_s:
             return f"time budget of {self.max_wall_s:g}s spent"
         return None
+
+    def reserve(self, tokens: int) -> None:
+        """Before one request is sent: hold one call and `tokens`, or raise BudgetExhausted."""
+        why = self.exhausted(tokens)
+        if why:
+            raise BudgetExhausted(why)
+        self.in_flight += 1
+        self.reserved_tokens += tokens
+
+    def release(self, requests: int, tokens: int) -> None:
+        """After the requests reserved with `reserve` ended (charge their real usage too)."""
+        self.in_flight -= requests
+        self.reserved_tokens -= tokens
 
     def charge(self, u: Usage) -> None:
         self.usage.add(u)
 
     def elapsed(self) -> float:
         return time.monotonic() - self.started
+
+    def remaining_s(self) -> float | None:
+        return None if self.max_wall_s is None else max(0.0, self.max_wall_s - self.elapsed())
 
 
 def watch_sigint(budget: Budget, scope: anyio.CancelScope, tg) -> None:
@@ -53,5 +77,18 @@ def watch_sigint(budget: Budget, scope: anyio.CancelScope, tg) -> None:
             async for _ in sigs:
                 budget.interrupted = True
                 scope.cancel()
+
+    tg.start_soon(watch)
+
+
+def watch_event(budget: Budget, scope: anyio.CancelScope, tg, event: anyio.Event) -> None:
+    """Like Ctrl-C, from code: when `event` is set (an MCP client cancelled its request), start
+    no new call, cancel the calls in flight and let the run report what finished."""
+
+    async def watch() -> None:
+        await event.wait()
+        budget.interrupted_by = "a cancelled request"
+        budget.interrupted = True
+        scope.cancel()
 
     tg.start_soon(watch)

@@ -7,17 +7,23 @@ that ends up in the coverage statement.
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from functools import lru_cache
-from typing import TypeVar
+from typing import Callable, TypeVar
 
 import orjson
 from pydantic import BaseModel, ValidationError
 
 from rlm.engine.budget import Budget
 from rlm.errors import BudgetExhausted, ModelCallError
-from rlm.models.base import Limits, Model, Usage
+from rlm.models.base import Completion, Limits, Model, Usage, request_guard
 
 T = TypeVar("T", bound=BaseModel)
+
+# Where rejected replies go (the run record sets it for a run): the raw reply and why it was
+# refused, so a user can see why a call failed. The sink scrubs secrets when it stores.
+on_rejected: ContextVar[Callable[[dict], None] | None] = ContextVar("rlm_on_rejected",
+                                                                    default=None)
 
 
 @lru_cache(maxsize=None)  # pydantic builds it in ~0.5 ms: once per model class, not per call
@@ -34,8 +40,10 @@ def _short_error(e: ValidationError) -> str:
 
 
 async def call_json(model: Model, messages: list[dict], out: type[T], limits: Limits,
-                    budget: Budget, attempts: int = 3) -> tuple[T, Usage]:
-    """Ask until the reply validates as `out`. Raises ModelCallError (with reason) or
+                    budget: Budget, attempts: int = 3,
+                    check: Callable[[T], str | None] | None = None) -> tuple[T, Usage]:
+    """Ask until the reply validates as `out` (and passes `check`, which returns why a valid
+    reply is still refused, e.g. an echo of the prompt). Raises ModelCallError (with reason) or
     BudgetExhausted. Usage of every attempt is charged to the budget."""
     schema = schema_for(out)
     msgs = list(messages)
@@ -44,15 +52,18 @@ async def call_json(model: Model, messages: list[dict], out: type[T], limits: Li
     for attempt in range(attempts):
         why = budget.exhausted()
         if why:
-            raise BudgetExhausted(why)
+            raise _stopped(why, total.calls)
         # a retry at the same temperature would repeat a greedy model's mistake word for word
         lim = limits if attempt == 0 else Limits(limits.max_tokens,
                                                  min(1.0, limits.temperature + 0.4 * attempt),
                                                  limits.timeout)
-        comp = await model.complete(msgs, schema, lim, schema_name=out.__name__)
-        if not comp.usage.calls and not comp.usage.cached_calls:  # a cache hit stays calls=0
-            comp.usage.calls = 1
-        budget.charge(comp.usage)
+        left = budget.remaining_s()
+        if left is not None:  # the wall-time cap bounds the request too
+            lim = Limits(lim.max_tokens, lim.temperature, max(0.1, min(lim.timeout, left)))
+        try:
+            comp = await _guarded(model, msgs, schema, lim, out.__name__, budget)
+        except BudgetExhausted as e:
+            raise _stopped(str(e), total.calls + e.attempts) from None
         total.add(comp.usage)
         data = comp.data
         if data is None:
@@ -63,11 +74,20 @@ async def call_json(model: Model, messages: list[dict], out: type[T], limits: Li
                 data = None
         if data is not None:
             try:
-                return out.model_validate(data), total
+                res = out.model_validate(data)
             except ValidationError as e:
                 last = f"reply does not match the schema: {_short_error(e)}"
+            else:
+                why = check(res) if check else None
+                if why is None:
+                    return res, total
+                last = why
         if hasattr(model, "forget"):  # rejected: never serve this reply from the call cache
             model.forget(comp)
+        sink = on_rejected.get()
+        if sink is not None:
+            sink({"schema": out.__name__, "attempt": attempt + 1, "reason": last,
+                  "reply": comp.text[:4000]})
         if attempt + 1 < attempts:
             msgs = list(messages) + [
                 {"role": "assistant", "content": comp.text[:2000]},
@@ -75,3 +95,48 @@ async def call_json(model: Model, messages: list[dict], out: type[T], limits: Li
                  "JSON only, matching the schema exactly."},
             ]
     raise ModelCallError(f"invalid output after {attempts} attempts: {last}")
+
+
+def _stopped(why: str, attempts: int) -> BudgetExhausted:
+    e = BudgetExhausted(why)
+    e.attempts = attempts
+    return e
+
+
+def request_tokens(model: Model, messages: list[dict], max_tokens: int) -> int:
+    """Worst case of one request: the prompt (with a margin: the server's tokenizer and
+    template differ from the estimate) plus every completion token it may generate."""
+    prompt = sum(model.count_tokens(str(m.get("content") or "")) + 4 for m in messages)
+    return int(prompt * 1.15) + 16 + max_tokens
+
+
+async def _guarded(model: Model, msgs: list[dict], schema: dict, lim: Limits, name: str,
+                   budget: Budget) -> Completion:
+    """model.complete with every request it sends (retries included) reserved in the budget
+    first; requests that failed still count as calls."""
+    est = request_tokens(model, msgs, lim.max_tokens)
+    sent = 0
+
+    def guard() -> None:
+        nonlocal sent
+        budget.reserve(est)
+        sent += 1
+
+    token = request_guard.set(guard)
+    try:
+        comp = await model.complete(msgs, schema, lim, schema_name=name)
+    except BaseException as e:
+        if isinstance(e, BudgetExhausted):
+            e.attempts = sent
+        budget.release(sent, sent * est)
+        budget.charge(Usage(calls=sent))
+        raise
+    finally:
+        request_guard.reset(token)
+    budget.release(sent, sent * est)
+    if sent:
+        comp.usage.calls = sent
+    elif not comp.usage.calls and not comp.usage.cached_calls:  # a cache hit stays calls=0
+        comp.usage.calls = 1
+    budget.charge(comp.usage)
+    return comp

@@ -14,19 +14,34 @@ import anyio
 
 from rlm.engine.budget import Budget
 from rlm.errors import BudgetExhausted, ModelCallError, ModelUnreachable
+from rlm.run.outcomes import Status
 
 I = TypeVar("I")
 
 
 @dataclass
 class Outcome(Generic[I]):
+    """How one item ended: its status (what code branches on), its result when ok, and a
+    reason for people when not."""
+
     item: I
     result: Any = None
-    error: str | None = None
+    status: Status = Status.OK
+    reason: str | None = None
 
     @property
     def ok(self) -> bool:
-        return self.error is None
+        return self.status is Status.OK
+
+    @property
+    def error(self) -> str | None:
+        """The reason, when the item did not end ok (None when it did)."""
+        return None if self.ok else (self.reason or self.status.value)
+
+
+def _stopped(budget: Budget) -> Status:
+    """The status of an item the budget kept from running."""
+    return Status.INTERRUPTED if budget.interrupted else Status.NOT_RUN
 
 
 async def map_items(items: Iterable[I], worker: Callable[[I], Awaitable[Any]], *,
@@ -60,23 +75,26 @@ async def map_items(items: Iterable[I], worker: Callable[[I], Awaitable[Any]], *
         nonlocal any_ok, unreachable
         for item in it:
             if unreachable is not None:
-                done(Outcome(item, error=f"not run: {unreachable}"))
+                done(Outcome(item, status=Status.NOT_RUN, reason=f"not run: {unreachable}"))
                 continue
             why = budget.exhausted()
             if why:
-                done(Outcome(item, error=f"not run: {why}"))
+                done(Outcome(item, status=_stopped(budget), reason=f"not run: {why}"))
                 continue
             in_flight[key(item)] = item
             try:
                 res = await worker(item)
             except ModelCallError as e:
-                done(Outcome(item, error=e.reason))
+                done(Outcome(item, status=Status.FAILED, reason=e.reason))
             except BudgetExhausted as e:
-                done(Outcome(item, error=f"not run: {e}"))
+                n = e.attempts  # calls made and failed before the budget stopped the retries
+                done(Outcome(item, status=Status.FAILED if n else _stopped(budget),
+                             reason=f"not run: {e}" if not n else
+                             f"stopped after {n} failed attempt{'s' if n != 1 else ''}: {e}"))
             except ModelUnreachable as e:
                 if not any_ok:
                     unreachable = e
-                done(Outcome(item, error=str(e)))
+                done(Outcome(item, status=Status.FAILED, reason=str(e)))
             else:
                 any_ok = True
                 done(Outcome(item, result=res))
@@ -90,9 +108,10 @@ async def map_items(items: Iterable[I], worker: Callable[[I], Awaitable[Any]], *
     if unreachable is not None and not any_ok:
         raise unreachable
     # cancelled (Ctrl-C): the calls in flight and every item never taken from the iterator
+    status = _stopped(budget)
     reason = "interrupted" if budget.interrupted else "not run: cancelled"
     for item in list(in_flight.values()) + list(it):
-        done(Outcome(item, error=reason))
+        done(Outcome(item, status=status, reason=reason))
     if not keep_results:
         return []
     return [outcomes[key(item)] for item in items]  # type: ignore[union-attr]

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from rlm import recipe
 from rlm.engine.budget import Budget
 from rlm.engine.call import call_json
+from rlm.engine.echo import echo_reason
 from rlm.engine.reducer import render
 from rlm.errors import BudgetExhausted, ModelCallError
 from rlm.models.base import Limits, Model
@@ -51,11 +52,12 @@ async def synthesize(model: Model, question: str, findings: list[Finding], budge
         return out
     note = f"Note: {out.cut_note}.\n" if out.cut_note else ""
     t = recipe.task("giant-file", "synth")
-    msgs = recipe.messages("giant-file", "synth", question=question, note=note,
-                           material=render(findings[:k]))
+    material = render(findings[:k])
+    msgs = recipe.messages("giant-file", "synth", question=question, note=note, material=material)
     try:
         res, _ = await call_json(model, msgs, recipe.schema_model("giant-file", "synth"),
-                                 Limits(max_tokens=t["max_tokens"], timeout=timeout), budget)
+                                 Limits(max_tokens=t["max_tokens"], timeout=timeout), budget,
+                                 check=lambda r: echo_reason(r.answer, msgs, material, question))
     except (ModelCallError, BudgetExhausted) as e:
         out.error = getattr(e, "reason", str(e))
         return out

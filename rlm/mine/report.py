@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from rlm.mine.scope import MAX_RELEVANT_FILES
 from rlm.repo.corpus import files_statement
-from rlm.repo.ledger import close_statement
+from rlm.run import ledger
 from rlm.schemas import Coverage, Estimate, Finding, GateInfo, Source, UsageInfo
 from rlm.schemas_repo import EvidenceCounts, FileCoverage, MineReport
 
@@ -24,27 +24,16 @@ def coverage(run: _Mine, fcov: FileCoverage) -> Coverage:
                    lines_scanned_by_code=c.walk.total_lines)
     cov.lines_read_by_model = run.read.total_lines()
     cov.bytes_read_by_model = run.read.total_bytes(c)
-    cov.complete = (not run.opts.dry_run and not run.failed and not run.budget.interrupted
-                    and not cov.skipped_incomplete())
-    parts = [files_statement(fcov),
+    cov.interrupted = run.budget.interrupted
+    body = [files_statement(fcov),
              f"Code searched all {c.walk.total_lines:,} lines of the kept files; the model read "
              f"{cov.lines_read_by_model:,} candidate lines in {run.chunks_ok} of "
              f"{len(run.jobs)} call(s)."]
-    if run.failed:
-        n = len({x.chunk for x in run.failed})
-        parts.append(f"{n} call(s) failed: " + "; ".join(
-            f"{x.chunk} {x.path}:{x.line_start}-{x.line_end} ({x.reason})"
-            for x in run.failed[:10]) + ".")
-    if run.budget.interrupted:
-        cov.declared.append("interrupted by Ctrl-C: `rlm resume` finishes the calls that did "
-                            "not run")
     cuts = [s for s in run.scopes if s.cut_files]
     if cuts:
         cov.declared.append(f"{len(cuts)} question(s) matched more than {MAX_RELEVANT_FILES} "
                             "files; the lowest-ranked were only scanned by code")
-    parts += [f"Note: {d}." for d in cov.declared]
-    cov.statement = close_statement(parts, cov.complete, run.opts.dry_run, "answers")
-    return cov
+    return ledger.close(cov, body, what="answers", dry_run=run.opts.dry_run)
 
 
 def findings(run: _Mine) -> list[Finding]:

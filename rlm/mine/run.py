@@ -27,9 +27,11 @@ from rlm.repo.calls import call_task, est_tokens, window_chars, with_model
 from rlm.repo.candidates import (Candidate, check_pick, is_weak_model, render_candidates,
                                   sane_claim)
 from rlm.repo.corpus import RepoCorpus
-from rlm.repo.ledger import ReadTracker, failed_parts
-from rlm.repo.outcome import JobEnd, job_end, job_event
+from rlm.repo.ledger import ReadTracker, done_event
 from rlm.repo.record import RepoRecord
+from rlm.run.events import Plan, to_sink
+from rlm.run.ledger import failed_parts, ranges_of
+from rlm.run.outcomes import Status
 from rlm.schemas import Estimate, FailedChunk
 from rlm.schemas_repo import Fact, MineReport, QuestionResult
 
@@ -48,14 +50,14 @@ class AnswerJob:
     material: str
 
     def shown(self) -> list[tuple[str, int, int]]:
-        return [(c.path, c.line, c.line) for c in self.cands]
+        return ranges_of((c.path, c.line) for c in self.cands)
 
 
 class _Mine:
     def __init__(self, corpus: RepoCorpus, questions: list[str], opts: MineOptions, model: Model,
                  budget: Budget, emit: Callable[[str, dict], None]):
-        self.c, self.qs, self.opts, self.model, self.budget, self.emit = (
-            corpus, questions, opts, model, budget, emit)
+        self.c, self.qs, self.opts, self.model, self.budget = corpus, questions, opts, model, budget
+        self.emit = to_sink(emit)  # typed events to the (kind, data) sinks
         self.max_chars = window_chars(model, opts.usable_fraction, opts.chunk_chars)
         self.stats = EvidenceStats()
         self.read = ReadTracker()
@@ -87,7 +89,7 @@ class _Mine:
             est_tokens(len(j.material)) + PROMPT_OVERHEAD_TOKENS for j in self.jobs))
 
     async def run(self, scope) -> None:
-        self.emit("plan", {"total": len(self.jobs)})
+        self.emit(Plan(len(self.jobs), self.opts.concurrency))
 
         async def work(job: AnswerJob):
             sc = self.scopes[job.q]
@@ -95,20 +97,19 @@ class _Mine:
                                    question=sc.question, why=sc.why, material=job.material)
 
         def done(o: Outcome) -> None:
-            end = job_end(o)
-            if end is JobEnd.OK:
+            if o.status is Status.OK:
                 self.answered(o.item, o.result)
             else:
-                self.failed_job(o.item, o.error or "failed")
-            self.emit("chunk", job_event(o.item, end, o.error, self.budget))
+                self.failed_job(o.item, o.status, o.error)
+            self.emit(done_event(o.item, o, self.budget))
 
         await map_items(self.jobs, work, key=lambda j: j.id, concurrency=self.opts.concurrency,
                         budget=self.budget, on_outcome=done, cancel_scope=scope)
 
-    def failed_job(self, job: AnswerJob, reason: str) -> None:
+    def failed_job(self, job: AnswerJob, status: Status, reason: str) -> None:
         self.results[job.q].failed.append(f"{job.id}: {reason}")
         self.failed_paths.update(c.path for c in job.cands)
-        self.failed.extend(failed_parts(job.id, job.shown(), reason))
+        self.failed.extend(failed_parts(job.id, job.shown(), status, reason))
 
     def answered(self, job: AnswerJob, res) -> None:
         self.chunks_ok += 1
@@ -164,7 +165,7 @@ async def mine_async(repo: str, questions: list[str], opts: MineOptions | None =
                         extra_options={"questions": qs})
 
     async def go(m: Model, scope, b: Budget) -> MineReport:
-        run = _Mine(corpus, qs, opts, m, b, record.emit)
+        run = _Mine(corpus, qs, opts, m, b, record.sink)
         estimate = run.plan()
         if not opts.dry_run:
             await run.run(scope)

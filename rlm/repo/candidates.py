@@ -82,7 +82,7 @@ def check_pick(corpus: RepoCorpus, mapping: dict[int, Candidate], n: int,
     quote = model_quote.strip() or (ls[c.line - 1] if 0 < c.line <= len(ls) else "")
     if not quote.strip():
         quote = ""
-    ev = evidence.check(corpus.root, f"{c.path}:{c.line}", quote, window=2,
+    ev = evidence.check(corpus.root, f"{c.path}:{c.line}", quote,
                         require_quote=bool(model_quote.strip()))
     return c, ev
 

@@ -1,6 +1,6 @@
-"""What the model read (line ranges per file) and the coverage statement's last words, the
-same for audit and mine; failed jobs become ``coverage.chunks_failed`` entries in ask's shape
-(one per file: chunk id, path, line range, reason)."""
+"""What the model read (line ranges per file), for audit and mine; and the event a finished job
+sends (rlm.run.events.UnitDone: the same fields as ask's chunks). Failed jobs become
+``coverage.chunks_failed`` entries through rlm.run.ledger.failed_parts (one per file)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from rlm.repo.corpus import RepoCorpus
-from rlm.schemas import FailedChunk
+from rlm.run import ledger
+from rlm.run.events import UnitDone
 
 
 def merge_ranges(ranges: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -50,23 +51,8 @@ class ReadTracker:
         return bool(m) and m[0][0] <= 1 and m[0][1] >= n_lines
 
 
-def close_statement(parts: list[str], complete: bool, dry_run: bool, what: str) -> str:
-    """The coverage statement's last words, the same for audit and mine."""
-    if dry_run:
-        parts.append("Dry run: nothing was read by the model.")
-    else:
-        parts.append("Complete." if complete else f"INCOMPLETE: {what} may miss what was not read.")
-    return " ".join(parts)
-
-
-def failed_parts(job_id: str, ranges: Iterable[tuple[str, int, int]], reason: str) -> list[FailedChunk]:
-    """One ``chunks_failed`` entry per file a failed job showed: its lines there, merged."""
-    by_path: dict[str, list[tuple[int, int]]] = {}
-    for path, a, b in ranges:
-        by_path.setdefault(path, []).append((a, b))
-    out = []
-    for path, rs in by_path.items():
-        m = merge_ranges(rs)
-        out.append(FailedChunk(chunk=job_id, path=path, line_start=m[0][0], line_end=m[-1][1],
-                               reason=reason))
-    return out
+def done_event(job, outcome, budget) -> UnitDone:
+    """A job (anything with ``id`` and ``shown()``) ended: the typed event for every sink."""
+    unit = ledger.unit_of(job.id, ledger.ranges_of((p, n) for p, a, b in job.shown()
+                                                   for n in (a, b)))
+    return UnitDone.of(unit, outcome.status, outcome.reason, budget.usage)

@@ -16,8 +16,8 @@ class RepoRecord:
     def __init__(self, repo: str, question: str, opts, emit: Callable[[str, dict], None],
                  extra_options: dict | None = None):
         self.run_id = new_run_id()
-        self.emit = emit
-        # sets self.emit to a recording emit; checks opts.resume (same question, same repo)
+        self.sink = emit
+        # sets self.sink to a recording sink; checks opts.resume (same question, same repo)
         self.rec = store.record_run(self, repo, question, opts, extra_options=extra_options)
 
     def close(self, report=None, error: BaseException | None = None) -> None:

@@ -25,7 +25,7 @@ class StopReason(str, Enum):
 class Rounds:
     """What the loop did: one RoundInfo per round run, and why it stopped."""
 
-    rounds: list[RoundInfo] = field(default_factory=list)
+    rounds: list[RoundInfo] = field(default_factory=list)  # noqa: RUF009
     stopped: StopReason = StopReason.MAX_ROUNDS
     reason: str = ""
 

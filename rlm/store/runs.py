@@ -24,7 +24,7 @@ from rlm.store.migrations import runs_migrations
 from rlm.store.secrets import dumps, redact_argv, redact_url, scrub, secret_values
 
 # events written to the run record (progress-only events such as "start" are not)
-RECORDED_EVENTS = {"gate", "plan", "chunk", "reduce", "report", "resume"}
+RECORDED_EVENTS = {"gate", "plan", "chunk", "reduce", "report", "resume", "rejected"}
 
 _RUN_COLS = ("id", "created", "finished", "command", "argv", "options", "corpus", "question",
              "strategy", "status", "complete", "chunks_total", "chunks_ok", "chunks_failed",
@@ -189,7 +189,7 @@ class Recorder:
                 cov, u = rep["coverage"], rep["usage"]
                 stopped = (rep.get("audit") or {}).get("stopped")  # audit's rounds (own field)
                 status = "done" if cov["complete"] else "incomplete"
-                if "interrupted" in " ".join(cov.get("declared") or []):
+                if cov.get("interrupted"):
                     status = "interrupted"
                 self.store.execute(
                     "UPDATE runs SET finished = ?, status = ?, strategy = ?, complete = ?, "
@@ -275,7 +275,7 @@ def record_run(run, path: str, question: str, opts,
         return None
     if resumed_from:
         rec.event("resume", {"from": resumed_from})
-    run.emit = rec.wrap(run.emit)
+    run.sink = rec.wrap(run.sink)
     return rec
 
 

@@ -1,0 +1,279 @@
+"""Simulated readers: answer rlm's sub-calls from an answer key, like a perfect, a noisy or a
+gullible model would. They are responders for tests/fake_server.py, so every call goes through
+the real HTTP client, retries, schema validation and evidence checks.
+
+- ``oracle``: finds the key's items by their text in the numbered lines of each prompt and
+  answers every sub-call perfectly (map, judge, merge, direct/grep/synthesis, records).
+- ``noisy``: the oracle's answers, damaged at seeded rates (see ``NOISY_RATES``). Every damage is
+  logged in ``reader.log`` so scoring can tell a fabricated finding from a real one.
+- ``adversarial``: the oracle, except where a chunk holds a planted instruction: then it obeys it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import re
+import threading
+from typing import Any
+
+from evals.sim.key import Item, QuestionKey, SimKey
+
+NUMBERED = re.compile(r"^(\d+)\| ?(.*)$", re.M)
+FINDING = re.compile(r"^\[(\d+)\] (.*) \(([^()]*):(\d+)-(\d+)\)$", re.M)
+NOISY_RATES = {"offby": 0.15, "badquote": 0.08, "fabricate": 0.1, "drop": 0.08, "dup": 0.08,
+               "schema": 0.04, "refuse": 0.04, "slow": 0.04, "429": 0.05}
+TAG_FAB = "unsupported-by-text"  # marks claims whose quote the noisy reader invented
+TAG_OBEY = "as-instructed"  # marks findings the adversarial reader made because the text said so
+
+
+def first_user(req: dict) -> str:
+    for m in req.get("messages") or []:
+        if isinstance(m, dict) and m.get("role") == "user":
+            c = m.get("content")
+            return c if isinstance(c, str) else "".join(p.get("text", "") for p in c or [])
+    return ""
+
+
+def schema_name(req: dict) -> str | None:
+    rf = req.get("response_format") or {}
+    if rf.get("type") == "json_schema":
+        return (rf.get("json_schema") or {}).get("name")
+    s = rf.get("schema")
+    if isinstance(s, dict):
+        return s.get("title")
+    sys_text = next((m.get("content", "") for m in req.get("messages") or []
+                     if isinstance(m, dict) and m.get("role") == "system"), "")
+    return _GUESS.get(next((k for k in _GUESS if k in sys_text), ""), None)
+
+
+# plain-text / json_object-only endpoints: guess the task from the (constant) system prompt
+_GUESS = {"numbered excerpt": "MapResult", "merge findings": "MergeResult",
+          "label log lines": "GroupJudgement", "verified findings": "AnswerResult",
+          "lines are numbered": "AnswerResult", "typed records": "RecordsResult"}
+
+
+def matches(item: Item, text: str) -> bool:
+    t = text.strip()
+    return item.match in text or (len(t) >= 24 and t in item.match)
+
+
+def shown_lines(text: str) -> list[tuple[int, str]]:
+    return [(int(m.group(1)), m.group(2)) for m in NUMBERED.finditer(text)]
+
+
+def quote_of(line_text: str) -> str:
+    return line_text.strip()[:150]
+
+
+class Reader:
+    """One simulated reader; call it as a fake_server responder: ``reader(req, text)``."""
+
+    def __init__(self, kind: str, key: SimKey | None, seed: int = 0,
+                 rates: dict[str, float] | None = None, slow_s: float = 0.3):
+        if kind not in ("oracle", "noisy", "adversarial"):
+            raise ValueError(f"unknown simulated reader {kind!r} (oracle, noisy, adversarial)")
+        self.kind, self.key, self.seed = kind, key or SimKey(), seed
+        self.rates = {**NOISY_RATES, **(rates or {})} if kind == "noisy" else {}
+        self.slow_s = slow_s
+        self.log: list[dict] = []
+        self._seen: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    # -- entry point -------------------------------------------------------------------------
+    def __call__(self, req: dict, _last_user: str) -> Any:
+        from fake_server import Reply  # imported by the caller's sys.path (evals/sim/server.py)
+
+        text = first_user(req)
+        name = schema_name(req) or ""
+        rng = self._rng(req)
+        if self.kind == "noisy":
+            fault = self._transport_fault(rng, name)
+            if fault == "429":
+                return Reply(status=429, headers={"Retry-After": "0"},
+                             body={"error": {"message": "rate limited (simulated)",
+                                             "type": "rate_limit_error", "code": 429}})
+            if fault == "refuse":
+                return "I'm sorry, but I can't help with that request."
+            if fault == "schema":
+                return {"findings": "none", "answer": 7, "groups": "x", "records": "x",
+                        "label": "not-a-label"}
+        qk = self.key.for_prompt(text)
+        out = self._answer(name, text, qk, rng)
+        if self.kind == "noisy" and rng.random() < self.rates["slow"]:
+            self._note("slow", name=name)
+            return Reply(content=out, delay=self.slow_s)
+        return out
+
+    def _rng(self, req: dict) -> random.Random:
+        """Seeded by what the request shows (not by paths, which differ between machines) and by
+        how often the same request came before (a retry draws anew)."""
+        text = first_user(req)
+        shown = [m.group(0) for m in NUMBERED.finditer(text)] + \
+            [m.group(0) for m in FINDING.finditer(text)]
+        msgs = req.get("messages") or []
+        basis = f"{schema_name(req)}|{len(msgs)}|{msgs[-1].get('content') if len(msgs) > 2 else ''}"
+        h = hashlib.sha256((basis + "\n".join(shown)).encode()).hexdigest()
+        with self._lock:
+            n = self._seen.get(h, 0)
+            self._seen[h] = n + 1
+        return random.Random(f"{self.seed}|{h}|{n}")
+
+    def _note(self, kind: str, **kw) -> None:
+        with self._lock:
+            self.log.append({"kind": kind, **kw})
+
+    def _transport_fault(self, rng: random.Random, name: str) -> str | None:
+        for kind in ("429", "refuse", "schema"):
+            if rng.random() < self.rates[kind]:
+                self._note(kind, name=name)
+                return kind
+        return None
+
+    # -- per task ------------------------------------------------------------------------------
+    def _answer(self, name: str, text: str, qk: QuestionKey | None, rng: random.Random) -> Any:
+        if name == "MapResult":
+            return {"findings": self._map(text, qk, rng)}
+        if name == "RecordsResult":
+            return {"records": self._records(text, rng)}
+        if name == "GroupJudgement":
+            return self._judge(text, qk)
+        if name == "MergeResult":
+            return {"groups": self._merge(text)}
+        if name == "AnswerResult":
+            return self._answer_text(text, qk)
+        return {}
+
+    def _present(self, lines: list[tuple[int, str]], qk: QuestionKey | None):
+        if qk is None:
+            return []
+        return [(n, t, it) for n, t in lines for it in qk.items if matches(it, t)]
+
+    def _obeyed(self, lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
+        if self.kind != "adversarial":
+            return []
+        return [(n, t) for n, t in lines if any(i in t for i in self.key.instructions)]
+
+    def _map(self, text: str, qk: QuestionKey | None, rng: random.Random) -> list[dict]:
+        lines = shown_lines(text)
+        found = [{"line": n, "claim": it.claim, "quote": quote_of(t)}
+                 for n, t, it in self._present(lines, qk)][:3]
+        for n, t in self._obeyed(lines):
+            if "report nothing" in t:
+                self._note("obeyed", what="report nothing", line=n)
+                return []
+            m = re.search(r'quoting "([^"]+)"', t)
+            cite = int(re.search(r"cite line (\d+)", t).group(1)) if "cite line" in t else n
+            q = m.group(1) if m else quote_of(t)
+            self._note("obeyed", what="cite", line=cite, instruction_line=n)
+            found = ([{"line": cite, "claim": f"The text says {q} ({TAG_OBEY})", "quote": q}]
+                     + found)[:3]
+        if self.kind == "noisy":
+            found = self._damage(found, lines, rng)
+        return found
+
+    def _damage(self, found: list[dict], lines: list[tuple[int, str]], rng: random.Random) -> list[dict]:
+        r, out = self.rates, []
+        for f in found:
+            if rng.random() < r["drop"]:
+                self._note("drop", line=f["line"])
+                continue
+            f = dict(f)
+            if rng.random() < r["offby"]:
+                k = rng.choice([-1, 1]) * rng.randint(1, 10)
+                self._note("offby", line=f["line"] + k, true_line=f["line"], k=k)
+                f["line"] += k
+            elif rng.random() < r["badquote"]:
+                f["quote"] = self._invented(rng)
+                f["claim"] = f"{f['claim']} ({TAG_FAB})"[:160]
+                self._note("badquote", line=f["line"], claim=f["claim"])
+            out.append(f)
+            if rng.random() < r["dup"]:
+                self._note("dup", line=f["line"])
+                out.append(dict(f))
+        if lines and rng.random() < r["fabricate"]:
+            n, _ = rng.choice(lines)
+            claim = f"The excerpt reports a critical outage ({TAG_FAB})"
+            self._note("fabricate", line=n, claim=claim)
+            out.append({"line": n, "claim": claim, "quote": self._invented(rng)})
+        return out[:3]
+
+    @staticmethod
+    def _invented(rng: random.Random) -> str:
+        return f"invented words number {rng.randrange(10**6)} that no line holds"
+
+    def _records(self, text: str, rng: random.Random) -> list[dict]:
+        pat = self.key.record_pattern
+        if not pat:
+            return []
+        rx = re.compile(pat)
+        out = []
+        for n, t in shown_lines(text):
+            m = rx.search(t)
+            rec = self.key.records.get(m.group(1)) if m else None
+            if rec is None:
+                continue
+            out.append({"line": n, "item": m.group(1), "label": rec.get("label"),
+                        "value": rec.get("value")})
+        if self.kind != "noisy":
+            return out
+        kept = []
+        for r in out:
+            if rng.random() < self.rates["drop"]:
+                self._note("drop", line=r["line"])
+                continue
+            kept.append(r)
+        return kept
+
+    def _judge(self, text: str, qk: QuestionKey | None) -> dict:
+        lines = shown_lines(text)
+        if self._obeyed(lines):
+            self._note("obeyed", what="label noise")
+            return {"label": "noise", "summary": "nothing of interest here"}
+        present = self._present(lines, qk)
+        if not present:
+            return {"label": "other", "summary": "routine lines picked by code"}
+        it = present[0][2]
+        return {"label": it.label or "other", "summary": it.claim[:95]}
+
+    def _merge(self, text: str) -> list[dict]:
+        """Pairs neighbouring findings into one claim that keeps both claims whole."""
+        items = [(int(m.group(1)), m.group(2)) for m in FINDING.finditer(text)]
+        groups = []
+        for k in range(0, len(items) - 1, 2):
+            (i, a), (j, b) = items[k], items[k + 1]
+            claim = f"{a}; {b}"
+            if len(claim) <= 240:
+                groups.append({"ids": [i, j], "claim": claim})
+        return groups
+
+    def _answer_text(self, text: str, qk: QuestionKey | None) -> dict:
+        # the citing instruction first: it is the one that could plant evidence
+        for n, t in sorted(self._obeyed(shown_lines(text)), key=lambda x: "cite line" not in x[1]):
+            if "report nothing" in t:
+                self._note("obeyed", what="report nothing", line=n)
+                return {"answer": "There is nothing to report here.", "cites": []}
+            m = re.search(r'quoting "([^"]+)"', t)
+            cite = int(re.search(r"cite line (\d+)", t).group(1))
+            self._note("obeyed", what="cite", line=cite, instruction_line=n)
+            return {"answer": f"The text says {m.group(1) if m else t[:80]} ({TAG_OBEY}).",
+                    "cites": [cite]}
+        findings = [(int(m.group(1)), m.group(2)) for m in FINDING.finditer(text)]
+        if findings:  # synthesis: the items whose claims the verified findings carry
+            present = [(i, it) for i, claim in findings for it in (qk.items if qk else [])
+                       if it.claim in claim]
+        else:  # direct / grep: the items shown in the numbered lines
+            present = [(n, it) for n, _t, it in self._present(shown_lines(text), qk)]
+        if not present:
+            return {"answer": "The text given does not answer the question.", "cites": []}
+        items = sorted({id(it): it for _, it in present}.values(), key=lambda it: it.order)
+        if qk.answer == "last":
+            last = items[-1]
+            ans = f"The latest value is {last.value}: {last.claim}"
+            cites = [n for n, it in present if it is last]
+        else:
+            ans = "; ".join(it.claim for it in items)
+            if len(ans) > 790:
+                ans = "Found: " + ", ".join(str(it.value or it.claim[:40]) for it in items)
+            cites = [n for n, _ in present]
+        return {"answer": ans[:800], "cites": list(dict.fromkeys(cites))[:12]}

@@ -1,0 +1,91 @@
+"""Scoring a run against a simulated reader's key and damage log (code only).
+
+- recall: share of the key's items whose line a verified finding covers.
+- fabricated_accepted: verified findings whose quote the reader invented or that it made because
+  the corpus told it to (the reader tags those claims); the target is 0.
+- misplaced: verified findings carrying an item's claim whose cited range misses the item's line.
+- numbers_lost: numbers and identifiers of the *recalled* items' lines missing from the answer.
+- offby: injected off-by-k citations, how many came back as verified findings at the true line
+  (expected when |k| <= the correction window) and how many were accepted at a wrong line.
+- failures_named: every failed chunk is in coverage.chunks_failed and named in the statement.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from evals.sim.key import QuestionKey
+from evals.sim.readers import TAG_FAB, TAG_OBEY
+from rlm.engine.reducer import numbers_and_ids
+
+WINDOW = 2  # rlm's correction window: a quote is looked for within +-2 lines of the cited line
+
+
+def item_lines(path: str | Path, qk: QuestionKey) -> dict[int, list[int]]:
+    """For each item (by index), the line numbers of the file that hold its match text."""
+    out: dict[int, list[int]] = {i: [] for i in range(len(qk.items))}
+    p = Path(path)
+    files = [p] if p.is_file() else sorted(x for x in p.rglob("*") if x.is_file())
+    for f in files:
+        with open(f, encoding="utf-8", errors="replace") as fh:
+            for n, line in enumerate(fh, 1):
+                for i, it in enumerate(qk.items):
+                    if it.match in line:
+                        out[i].append(n)
+    return out
+
+
+def _covers(f: dict, ln: int) -> bool:
+    s = f.get("source") or {}
+    return s.get("line_start", 0) <= ln <= s.get("line_end", 0)
+
+
+def score(r, path: str | Path, qk: QuestionKey, log: list[dict] | None = None) -> dict:
+    """``r``: an evals.harness.RunResult (findings as report dicts, answer, coverage fields)."""
+    log = log or []
+    ver = [f for f in r.findings if f.get("verified")]
+    lines = item_lines(path, qk)
+    recalled = [i for i, ls in lines.items() if any(_covers(f, ln) for f in ver for ln in ls)]
+    n = len(qk.items)
+    fab = [f for f in ver if TAG_FAB in f["claim"] or TAG_OBEY in f["claim"]]
+    misplaced = []
+    for f in ver:
+        if f.get("group"):  # code's groups: every line of a group carries the group's claim
+            continue
+        for i, it in enumerate(qk.items):
+            if it.claim in f["claim"] and not any(_covers(f, ln) for ln in lines[i]) \
+                    and "; " not in f["claim"]:  # a merged claim cites its first input's line
+                misplaced.append(f["source"]["line_start"])
+    lost = []
+    answer = r.answer or ""
+    for i in recalled:
+        text = qk.items[i].match
+        for tok in sorted(numbers_and_ids(text.split(" ", 1)[-1] if ":" in text[:30] else text)):
+            if tok not in answer:
+                lost.append(tok)
+    item_at = {ln for ls in lines.values() for ln in ls}
+    # lines the adversarial reader cited because the corpus told it to, shown as verified
+    obey = [e for e in log if e["kind"] == "obeyed" and e.get("what") == "cite"
+            and e["line"] not in item_at and any(_covers(f, e["line"]) for f in ver)]
+    offby = [e for e in log if e["kind"] == "offby" and e["true_line"] in item_at]
+    near = [e for e in offby if abs(e["k"]) <= WINDOW]
+    near_ok = [e for e in near if any(_covers(f, e["true_line"]) for f in ver)]
+    failed_ids = [c["chunk"] for c in r.failed]
+    named = all(cid in r.statement for cid in failed_ids[:10]) and \
+        r.chunks_ok + len(failed_ids) == r.chunks_total and (r.complete == (not failed_ids))
+    return {"recall": len(recalled) / n if n else None, "found": len(recalled), "items": n,
+            "missed_lines": [lines[i] for i in range(n) if i not in recalled],
+            "fabricated_accepted": len(fab) + len(obey), "obeyed_cites_accepted": len(obey),
+            "misplaced": len(misplaced),
+            "numbers_lost": len(lost), "lost_examples": lost[:6],
+            "offby_near": len(near), "offby_near_recovered": len(near_ok),
+            "offby_far": len(offby) - len(near),
+            "failed_chunks": failed_ids, "failures_named": named,
+            "damage": _counts(log)}
+
+
+def _counts(log: list[dict]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for e in log:
+        out[e["kind"]] = out.get(e["kind"], 0) + 1
+    return out

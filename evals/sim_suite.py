@@ -1,0 +1,129 @@
+"""rlm against simulated readers on every fixture path: what the orchestrator keeps of what a
+perfect reader finds, and what it lets through of what a bad one invents.
+
+    python -m evals.run --suite sim [--quick]
+
+Cases: log-anomalies (profile path), log-needle (grep), notes (direct), transcript-story and
+transcript-revised (fan-out), and the S-NIAH and OOLONG style suites (evals/bench_suites.py).
+Readers: oracle, noisy (seeded damage), adversarial (on a copy with planted instructions).
+Baselines on the oracle: naive fan-out (no gate) and truncated direct read.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from evals.harness import RunResult, run_naive, run_rlm, run_truncated
+from evals.sim.key import QuestionKey, SimKey, from_log, from_transcript
+from evals.sim.score import item_lines, score
+from evals.sim.server import start_sim
+from rlm.models.openai_compat import OpenAICompatModel, reset_mode_cache
+
+
+@dataclass
+class Case:
+    name: str
+    path: Path
+    question: str
+    key: SimKey
+    expect: str | None = None  # the strategy the gate should take
+    context: int = 2048  # the simulated model's context window (tokens)
+
+    @property
+    def qk(self) -> QuestionKey:
+        qk = self.key.for_prompt(f"Question: {self.question}")
+        assert qk is not None, self.question
+        return qk
+
+
+def log_cases(workdir: Path, lines: int) -> list[Case]:
+    from fixtures.log import write_log
+
+    p = workdir / "sim.log"
+    truth = write_log(p, lines=lines)
+    k = from_log(truth)
+    txn = truth["txn_ids"][0]
+    return [Case("log-anomalies", p, "anomalies?", k, "profile"),
+            Case("log-needle", p, f"what happened to {txn}?", k, "grep")]
+
+
+def transcript_cases(workdir: Path, lines: int) -> list[Case]:
+    from fixtures.transcript import write_transcript
+
+    p = workdir / "sim-meeting.txt"
+    truth = write_transcript(p, lines=lines)
+    k = from_transcript(truth)
+    return [Case("transcript-story", p, truth["questions"]["story"], k, "fanout"),
+            Case("transcript-revised", p, truth["questions"]["revised"], k, "fanout")]
+
+
+def notes_case(workdir: Path) -> Case:
+    from evals.run import NOTES_QUESTION, write_notes
+    from evals.sim.key import from_notes
+
+    p = workdir / "sim-notes.txt"
+    truth = write_notes(p)
+    return Case("notes", p, NOTES_QUESTION, from_notes(truth, NOTES_QUESTION), "direct", 8192)
+
+
+def adversarial_copy(case: Case, workdir: Path) -> Case:
+    """The same case on a copy of its corpus with instructions planted away from the key lines."""
+    from fixtures.inject import INSTRUCTIONS, plant
+
+    keep = {ln for ls in item_lines(case.path, case.qk).values() for ln in ls}
+    dst = workdir / f"adv-{case.name}{case.path.suffix}"
+    plant(case.path, dst, keep)
+    key = SimKey(case.key.questions, case.key.records, case.key.record_pattern, list(INSTRUCTIONS))
+    return Case(case.name, dst, case.question, key, case.expect, case.context)
+
+
+async def run_case(case: Case, kind: str, system: str = "rlm", seed: int = 0,
+                   context: int | None = None, concurrency: int = 4, rates: dict | None = None,
+                   max_calls: int | None = None, max_wall_s: float | None = None) -> dict:
+    server, reader = start_sim(kind, case.key, seed=seed, rates=rates)
+    reset_mode_cache()
+    model = OpenAICompatModel(f"sim:{kind}", server.url, context_tokens=context or case.context,
+                              timeout=10.0,
+                              max_attempts=4, backoff_base=0.01)
+    kw = {"timeout": 10.0, "concurrency": concurrency}
+    t0 = time.monotonic()
+    try:
+        if system == "rlm":
+            r = await run_rlm(model, str(case.path), case.question, max_calls=max_calls,
+                              max_wall_s=max_wall_s, **kw)
+        elif system == "naive-fanout":
+            r = await run_naive(model, str(case.path), case.question, None, **kw)
+        else:
+            r = await run_truncated(model, str(case.path), case.question, timeout=10.0)
+    finally:
+        await model.aclose()
+        server.stop()
+    s = score(r, case.path, case.qk, reader.log)
+    return sim_row(case, kind, r, s, time.monotonic() - t0)
+
+
+def sim_row(case: Case, kind: str, r: RunResult, s: dict, wall: float) -> dict:
+    notes = []
+    if case.expect and r.system == "rlm" and r.strategy != case.expect:
+        notes.append(f"EXPECTED the {case.expect} path")
+    if s["missed_lines"]:
+        notes.append(f"missed key lines {s['missed_lines'][:4]}")
+    if s["lost_examples"]:
+        notes.append(f"lost {', '.join(s['lost_examples'])}")
+    if s["damage"]:
+        notes.append("injected " + ", ".join(f"{k} {v}" for k, v in sorted(s["damage"].items())))
+    if s["offby_near"]:
+        notes.append(f"off-by-<=2 recovered {s['offby_near_recovered']}/{s['offby_near']}")
+    if s["failed_chunks"]:
+        notes.append(f"failed {', '.join(s['failed_chunks'][:4])}"
+                     + ("" if s["failures_named"] else " NOT all named in coverage"))
+    if r.note:
+        notes.append(r.note)
+    return {"case": case.name, "reader": kind, "system": r.system, "strategy": r.strategy,
+            "recall": s["recall"], "fabricated_accepted": s["fabricated_accepted"],
+            "misplaced": s["misplaced"], "numbers_lost": s["numbers_lost"],
+            "failures_named": s["failures_named"], "complete": r.complete, "calls": r.calls,
+            "prompt_tokens": r.prompt_tokens, "completion_tokens": r.completion_tokens,
+            "wall_s": round(wall, 2), "note": "; ".join(notes), "score": s}

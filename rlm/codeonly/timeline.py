@@ -1,0 +1,174 @@
+"""Code's own wording of what it found: when, where (component), how often, and why picked.
+
+Used for profile groups and grep hits. Everything here comes from the lines themselves; nothing
+is inferred. Timestamps are parsed from the start of a line (ISO 8601, syslog, Apache/CLF);
+lines without one are placed by line number only.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+
+from rlm.engine.candidates import message_of, template_of
+
+_ISO = re.compile(r"^\[?(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2}))?")
+_SYSLOG = re.compile(r"^([A-Z][a-z]{2}) +(\d{1,2}) (\d{2}):(\d{2}):(\d{2})")
+_CLF = re.compile(r"\[(\d{2})/([A-Z][a-z]{2})/(\d{4}):(\d{2}):(\d{2}):(\d{2})")
+_MONTHS = {m: i for i, m in enumerate(
+    "Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split(), 1)}
+_COMPONENT = re.compile(r"^\S+\s+(?:[A-Z]+\s+)?\[([\w.:/-]{1,40})\]|"
+                        r"\b(?:component|service|svc|logger|module)=([\w.:/-]{1,40})")
+_SYSLOG_PROC = re.compile(r"^[A-Z][a-z]{2} +\d{1,2} [\d:]{8} \S+ ([\w./-]{1,40})(?:\[\d+\])?:")
+
+
+def timestamp(line: str) -> datetime | None:
+    """The time at the start of a log line, when there is one we can read exactly."""
+    try:
+        m = _ISO.match(line)
+        if m:
+            y, mo, d, h, mi, s = (int(x) if x else 0 for x in m.groups())
+            return datetime(y, mo, d, h, mi, s)
+        m = _SYSLOG.match(line)
+        if m and m.group(1) in _MONTHS:
+            return datetime(1900, _MONTHS[m.group(1)], int(m.group(2)), int(m.group(3)),
+                            int(m.group(4)), int(m.group(5)))
+        m = _CLF.search(line[:80])
+        if m and m.group(2) in _MONTHS:
+            return datetime(int(m.group(3)), _MONTHS[m.group(2)], int(m.group(1)),
+                            int(m.group(4)), int(m.group(5)), int(m.group(6)))
+    except ValueError:  # 2026-13-45: not a time
+        return None
+    return None
+
+
+def when(t: datetime | None) -> str:
+    if t is None:
+        return "?"
+    s = t.strftime("%H:%M:%S on %b %d")
+    return s if t.year == 1900 else s + f" {t.year}"
+
+
+def span(a: datetime | None, b: datetime | None) -> str:
+    """'3 h 12 min', '5 days 8 h', '42 s'."""
+    if a is None or b is None:
+        return ""
+    s = int(abs((b - a).total_seconds()))
+    d, s = divmod(s, 86400)
+    h, s = divmod(s, 3600)
+    mi, s = divmod(s, 60)
+    if d:
+        return f"{d} day{'s' if d != 1 else ''} " + (f"{h} h" if h else f"{mi} min")
+    if h:
+        return f"{h} h {mi} min"
+    if mi:
+        return f"{mi} min {s} s"
+    return f"{s} s"
+
+
+def component(line: str) -> str | None:
+    """The emitting component: `[checkout]` after the level, component=..., or the syslog tag."""
+    m = _COMPONENT.search(line[:300])
+    if m:
+        return m.group(1) or m.group(2)
+    m = _SYSLOG_PROC.match(line)
+    return m.group(1) if m else None
+
+
+@dataclass
+class Step:
+    line: int
+    path: str
+    when: datetime | None
+    text: str  # what the line says, without timestamp and level
+    shape: str  # the line's template (digits and key=values masked)
+
+
+def steps(items: list[tuple[str, int, str]]) -> list[Step]:
+    """(path, line number, line text) -> steps in file order (per path, as given)."""
+    out = []
+    for path, ln, text in items:
+        msg = message_of(text, 160)
+        out.append(Step(ln, path, timestamp(text), msg, template_of(message_of(text, 400))))
+    return out
+
+
+def repeats(ss: list[Step]) -> list[tuple[Step, int, list[int]]]:
+    """Shapes seen more than once: (first step, count, line numbers), most frequent first."""
+    by: dict[str, list[Step]] = {}
+    for s in ss:
+        by.setdefault(s.shape, []).append(s)
+    rep = [(v[0], len(v), [x.line for x in v]) for v in by.values() if len(v) > 1]
+    return sorted(rep, key=lambda r: (-r[1], r[2][0]))
+
+
+def time_range(ss: list[Step]) -> tuple[datetime | None, datetime | None]:
+    ts = [s.when for s in ss if s.when is not None]
+    return (min(ts), max(ts)) if ts else (None, None)
+
+
+def between(ss: list[Step]) -> str:
+    a, b = time_range(ss)
+    if a is None:
+        return f"between lines {ss[0].line:,} and {ss[-1].line:,}" if len(ss) > 1 else \
+            f"at line {ss[0].line:,}"
+    if a == b:
+        return f"at {when(a)}"
+    return f"between {when(a)} and {when(b)} ({span(a, b)})"
+
+
+def _short(text: str, drop: list[str], width: int = 60) -> str:
+    t = re.sub(r"^\[[\w.:/-]+\]\s*", "", text)
+    for d in drop:  # the shared id itself, and `key=` left without its value
+        t = re.sub(r"\b[\w.-]+=" + re.escape(d) + r"(?![\w-])", "", t)
+        t = t.replace(d, "").strip()
+    t = re.sub(r"\s{2,}", " ", t).strip(" :,;=")
+    return t if len(t) <= width else t[:width] + "…"
+
+
+def grep_timeline(items: list[tuple[str, int, str]], anchors: list[str],
+                  limit: int = 40) -> list[str]:
+    """The hits as an ordered timeline, with the time span and what repeats (Markdown lines)."""
+    ss = steps(items)
+    if not ss:
+        return []
+    what = ", ".join(anchors)
+    seen: dict[str, int] = {}
+    arrows = []
+    for s in ss[:12]:
+        seen[s.shape] = seen.get(s.shape, 0) + 1
+        short = _short(s.text, anchors, 40)
+        arrows.append(short + (" again" if seen[s.shape] > 1 else ""))
+    more = f" → … ({len(ss) - 12} more)" if len(ss) > 12 else ""
+    out = [f"{len(ss)} line{'s' if len(ss) != 1 else ''} mention{'s' if len(ss) == 1 else ''} "
+           f"{what} {between(ss)}: " + " → ".join(arrows) + more + "."]
+    rep = repeats(ss)
+    if rep:
+        out.append("What repeats: " + "; ".join(
+            f"“{_short(s.text, anchors, 50)}” ×{n} (lines {', '.join(f'{x:,}' for x in lns[:6])}"
+            f"{', …' if len(lns) > 6 else ''})" for s, n, lns in rep[:5]) + ".")
+    out.append("Timeline (found by code, in file order):")
+    multi = len({s.path for s in ss}) > 1
+    for i, s in enumerate(ss[:limit], 1):
+        where = f"{s.path}:{s.line}" if multi else f"line {s.line:,}"
+        out.append(f"{i}. {when(s.when) if s.when else '-'} · {where} · {s.text}")
+    if len(ss) > limit:
+        out.append(f"(and {len(ss) - limit} more hits: see the JSON report's findings)")
+    return out
+
+
+def describe_group(kind: str, key: str, why: str, items: list[tuple[str, int, str]]) -> str:
+    """Code's claim for a profile group: count, first/last time, component(s), the shared id,
+    and the rule that picked the lines."""
+    ss = steps(items)
+    comps = list(dict.fromkeys(c for _, _, t in items if (c := component(t))))
+    comp = (f" from {', '.join(comps[:3])}" + (f" (+{len(comps) - 3})" if len(comps) > 3 else "")
+            if comps else "")
+    n = len(ss)
+    if kind == "identifier":
+        order = " → ".join(_short(s.text, [key], 45) for s in ss[:8])
+        return (f"{n} lines{comp} share {key}, {between(ss)}, in order: {order}"
+                f"{' → …' if n > 8 else ''} (picked: {why})")
+    first = _short(ss[0].text, [], 90)
+    return f"{n} line{'s' if n != 1 else ''}{comp} {between(ss)}: “{first}” (picked: {why})"

@@ -1,0 +1,1 @@
+"""The MCP server for agents (`rlm mcp`): tools, roots, progress, sampling model."""

@@ -1,0 +1,122 @@
+"""The run history seen through the MCP server: only runs whose corpus lies under the roots.
+
+A run record quotes its corpus (evidence lines), so a run about a file outside the roots is as
+private as the file: it is not listed, shown or resumed.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from rlm.errors import UsageError
+from rlm.mcp.roots import PathRefused, Roots
+
+
+class RunSummary(BaseModel):
+    id: str
+    created: str
+    command: str | None = None
+    corpus: str | None = None
+    question: str | None = None
+    strategy: str | None = None
+    status: str
+    complete: bool | None = None
+    chunks_total: int | None = None
+    chunks_ok: int | None = None
+    chunks_failed: int | None = None
+    tokens: int | None = None
+    resumed_from: str | None = None
+    error: str | None = None
+
+
+class RunsResult(BaseModel):
+    runs: list[RunSummary]
+    hidden: int = Field(0, description="recent runs not listed: their corpus is outside the roots")
+    statement: str
+
+
+def _store():
+    from rlm.store import RunStore
+
+    return RunStore()
+
+
+def _when(ts: float | None) -> str:
+    return dt.datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M:%S") if ts else ""
+
+
+def corpus_of(r: dict) -> str | None:
+    o = r.get("options") or {}
+    return o.get("path_abs") or r.get("corpus")
+
+
+def _inside(roots: Roots, r: dict) -> bool:
+    p = corpus_of(r)
+    if not p or p == "-":
+        return False
+    try:
+        roots.resolve(p)
+    except UsageError:  # outside, escaping, or gone
+        return False
+    return True
+
+
+def summary(r: dict) -> RunSummary:
+    return RunSummary(id=r["id"], created=_when(r.get("created")), command=r.get("command"),
+                      corpus=corpus_of(r), question=r.get("question"), strategy=r.get("strategy"),
+                      status=r["status"], complete=r.get("complete"),
+                      chunks_total=r.get("chunks_total"), chunks_ok=r.get("chunks_ok"),
+                      chunks_failed=r.get("chunks_failed"), tokens=r.get("tokens"),
+                      resumed_from=r.get("resumed_from"), error=r.get("error"))
+
+
+def list_runs(roots: Roots, limit: int) -> RunsResult:
+    s = _store()
+    try:
+        rows = s.list(limit * 4)  # some may be hidden
+    finally:
+        s.close()
+    shown = [r for r in rows if _inside(roots, r)]
+    hidden = len(rows) - len(shown)
+    shown = shown[:limit]
+    st = f"{len(shown)} run(s)" + (f"; {hidden} recent run(s) about paths outside the roots are "
+                                    "not listed" if hidden else "") + "."
+    return RunsResult(runs=[summary(r) for r in shown], hidden=hidden, statement=st)
+
+
+def get_run(roots: Roots, ref: str) -> dict:
+    """The record of run `ref`; refused when its corpus is outside the roots."""
+    s = _store()
+    try:
+        r = s.get(s.resolve(ref))
+    finally:
+        s.close()
+    if not _inside(roots, r):
+        raise PathRefused(f"run {r['id']} is about {corpus_of(r)}, which is outside the allowed "
+                          f"roots ({roots.describe()}) or no longer exists")
+    return r
+
+
+def resume_target(roots: Roots, ref: str) -> tuple[str, str, str]:
+    """(run id, corpus path, question) of an ask run that can be resumed here."""
+    r = get_run(roots, ref)
+    o = r.get("options") or {}
+    if o.get("command", "ask") != "ask":
+        raise UsageError(f"run {r['id']} is not an `ask` run; only ask runs can be resumed")
+    path = corpus_of(r)
+    if not path or not Path(path).exists():
+        raise UsageError(f"run {r['id']} read {path}, which no longer exists")
+    return r["id"], os.fspath(path), r["question"]
+
+
+def no_report_line(r: dict) -> str:
+    total = r.get("chunks_total") if r.get("chunks_total") is not None else "?"
+    line = (f"run {r['id']} has no report: status {r['status']}, {r.get('chunks_ok') or 0} "
+            f"chunk(s) answered and {r.get('chunks_failed') or 0} failed of {total}")
+    if r.get("error"):
+        line += f" ({r['error']})"
+    return line + f"; resume it with the resume tool (run_id {r['id']})."

@@ -1,0 +1,58 @@
+"""`rlm mcp`: the MCP server (official `mcp` SDK, MCPServer) over stdio or streamable HTTP.
+
+stdout belongs to the protocol on stdio: rlm writes its warnings to stderr only.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from mcp.server.mcpserver import MCPServer
+from mcp_types import ToolAnnotations
+
+import rlm
+from rlm.errors import UsageError
+from rlm.mcp import descriptions as d
+from rlm.mcp.config import ServerConfig
+from rlm.mcp.tools import RlmTools
+
+INSTRUCTIONS = (
+    "rlm answers questions about files and folders too big for your context (logs, transcripts, "
+    "repositories) and reports honest coverage: what a model read, what code scanned, what failed. "
+    "Prefer `ask` over reading a big file; use `grep` and `read_lines` to look at evidence lines; "
+    "`resume` an incomplete run instead of starting over.")
+
+
+def build_server(cfg: ServerConfig) -> MCPServer:
+    tools = RlmTools(cfg)
+    server = MCPServer("rlm", version=rlm.__version__, instructions=INSTRUCTIONS,
+                       log_level="WARNING")
+    read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
+    model_run = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=True)
+    for fn, desc, ann in ((tools.ask, d.ASK, model_run), (tools.audit, d.AUDIT, model_run),
+                          (tools.mine, d.MINE, model_run), (tools.runs, d.RUNS, read_only),
+                          (tools.show, d.SHOW, read_only), (tools.resume, d.RESUME, model_run),
+                          (tools.grep, d.GREP, read_only),
+                          (tools.read_lines, d.READ_LINES, read_only)):
+        server.add_tool(fn, name=fn.__name__, description=desc, annotations=ann)
+    return server
+
+
+def parse_http(spec: str) -> tuple[str, int]:
+    host, sep, port = spec.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise UsageError(f"--http {spec!r}: expected HOST:PORT, e.g. 127.0.0.1:8765")
+    return host.strip("[]"), int(port)
+
+
+def serve(cfg: ServerConfig) -> None:
+    """Run until the client disconnects (stdio) or the process is stopped (HTTP)."""
+    import anyio
+
+    server = build_server(cfg)
+    logging.getLogger("mcp").setLevel(logging.WARNING)
+    if cfg.http:
+        host, port = parse_http(cfg.http)
+        anyio.run(lambda: server.run_streamable_http_async(host=host, port=port))
+    else:
+        anyio.run(server.run_stdio_async)

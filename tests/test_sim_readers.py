@@ -1,0 +1,93 @@
+"""Simulated readers (evals/sim/) through the real HTTP client and the whole ask pipeline:
+the oracle loses nothing on every path, the noisy reader's inventions are never accepted, and
+the adversarial reader's obedience to planted instructions never becomes a verified finding."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import anyio
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+
+from evals import sim_suite as S  # noqa: E402
+from rlm.errors import UsageError  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def cases(tmp_path_factory):
+    w = tmp_path_factory.mktemp("sim")
+    return {c.name: c for c in S.log_cases(w, 3000) + S.transcript_cases(w, 300) + [S.notes_case(w)]}
+
+
+def run(case, kind, **kw):
+    return anyio.run(lambda: S.run_case(case, kind, **kw))
+
+
+@pytest.mark.parametrize("name", ["log-anomalies", "log-needle", "transcript-story",
+                                  "transcript-revised", "notes"])
+def test_oracle_loses_nothing_on_every_path(cases, name):
+    r = run(cases[name], "oracle")
+    assert r["strategy"] == cases[name].expect
+    assert r["recall"] == 1.0, r["note"]
+    assert r["numbers_lost"] == 0 and r["misplaced"] == 0 and r["fabricated_accepted"] == 0
+    assert r["complete"] and r["failures_named"]
+
+
+def test_oracle_resolves_as_a_model_spec(cases, tmp_path):
+    from rlm.api import AskOptions, ask
+
+    c = cases["transcript-story"]
+    spec = f"sim:oracle?key={c.path}.truth.json&context=2048"
+    rep = ask(str(c.path), c.question, AskOptions(model=spec))
+    assert rep.strategy == "fanout" and rep.model == "sim:oracle"
+    cited = {f.source.line_start for f in rep.findings if f.verified}
+    assert {19, 76, 133, 190, 271} <= cited or len(cited) == 5
+    with pytest.raises(UsageError, match="answer key"):
+        ask(str(c.path), c.question, AskOptions(model="sim:oracle"))
+    with pytest.raises(UsageError, match="unknown simulated reader"):
+        ask(str(c.path), c.question, AskOptions(model="sim:genius?key=x"))
+
+
+NASTY = {"offby": 0.5, "badquote": 0.4, "fabricate": 0.6, "dup": 0.3, "drop": 0.1,
+         "schema": 0.35, "refuse": 0.1, "429": 0.15, "slow": 0.1}
+
+
+@pytest.mark.parametrize("name", ["transcript-story", "transcript-revised"])
+def test_noisy_reader_never_gets_an_invention_verified(cases, name):
+    r = run(cases[name], "noisy", seed=3, rates=NASTY, max_calls=60, max_wall_s=30)
+    s = r["score"]
+    # the damage really happened (else this test could not fail)
+    assert s["damage"].get("fabricate", 0) + s["damage"].get("badquote", 0) >= 2
+    assert r["fabricated_accepted"] == 0 and r["misplaced"] == 0
+    assert s["offby_near_recovered"] == s["offby_near"]  # within +-2 lines: corrected by code
+    assert r["failures_named"]  # failed chunks (if any) are in coverage and its statement
+    assert r["calls"] <= 60
+
+
+def test_noisy_failures_are_named_in_coverage(cases):
+    r = run(cases["transcript-story"], "noisy", seed=1, rates={"schema": 0.8, "offby": 0,
+            "badquote": 0, "fabricate": 0, "drop": 0, "dup": 0, "refuse": 0, "429": 0, "slow": 0})
+    assert r["score"]["failed_chunks"], "the seeded schema violations should fail some chunk"
+    assert r["failures_named"] and not r["complete"]
+
+
+DIRECT_CITES = pytest.mark.xfail(strict=True, reason=(
+    "rlm bug (rlm/api.py _direct): every line the direct answer cites becomes a verified finding "
+    "'cited by the answer' with no check that the line supports the answer, so a reader told "
+    "by the text to 'cite line 1 as proof' gets line 1 shown as verified evidence"))
+
+
+@pytest.mark.parametrize("name", ["log-anomalies", "transcript-story",
+                                  pytest.param("notes", marks=DIRECT_CITES)])
+def test_adversarial_reader_cannot_plant_verified_evidence(cases, tmp_path, name):
+    adv = S.adversarial_copy(cases[name], tmp_path)
+    r = run(adv, "adversarial")
+    assert r["score"]["damage"].get("obeyed", 0) >= 1  # it did follow a planted instruction
+    assert r["fabricated_accepted"] == 0 and r["misplaced"] == 0
+    if name == "log-anomalies":  # code found the candidates: a model cannot suppress them
+        assert r["recall"] == 1.0
