@@ -15,7 +15,7 @@ from typing import Callable, Iterable, Iterator
 
 import anyio
 
-from rlm import recipe, store
+from rlm import recipe, redact_model, store
 from rlm.corpus.grep import regions, search
 from rlm.corpus.index import Chunk, ShownLines, iter_chunks
 from rlm.corpus.probe import Probe, classify, probe_source
@@ -67,6 +67,8 @@ class AskOptions:
     no_cache: bool = False  # fresh model calls (answers are still stored, for --resume)
     resume: str | None = None  # run id (prefix, or "last") whose answered calls are reused
     argv: list[str] | None = None  # the command line, for the run record (secrets redacted)
+    redact: bool | None = None  # None: decided by RLM_REDACT, config, endpoint (rlm.redact_model)
+    redact_report: bool = False  # also mask the local report and the run record
 
 
 @dataclass
@@ -188,8 +190,14 @@ async def ask_async(path: str, question: str, opts: AskOptions, model: Model | N
 
             sub = store.wrap_model(resolve_model(opts.sub_model, opts.base_url, opts.api_key,
                                                  timeout=opts.timeout), opts)
+        # redaction wraps the cache, so the cache only ever sees redacted prompts
+        policy = redact_model.decide([model, sub], opts.redact, opts.redact_report)
+        model, sub = policy.wrap(model), policy.wrap(sub)
         run = _Run(corpus, question, opts, model, on_event or (lambda e, d: None), sub=sub)
+        run.redaction = policy
         rec = store.record_run(run, path, question, opts)  # run record; checks opts.resume
+        if rec is not None and policy.report:
+            rec.mask = policy.redactor.mask_data  # --redact-report: events and report masked
         sink = on_rejected.set(lambda d: run.emit(Rejected(**d)))  # raw rejected replies
         scope = anyio.CancelScope()
         async with anyio.create_task_group() as tg:
@@ -200,6 +208,8 @@ async def ask_async(path: str, question: str, opts: AskOptions, model: Model | N
             report = await run.execute(scope)
             tg.cancel_scope.cancel()
         report.usage.wall_s = round(time.monotonic() - t0, 3)
+        if policy.report:
+            report = redact_model.mask_report(report, policy)
         return report
     finally:
         if sink is not None:
@@ -438,7 +448,7 @@ class _Run:
             w = (f"a line shape seen {tp.count} time{'s' if tp.count != 1 else ''} in "
                  f"{prof.lines:,} lines" + (", error level" if tp.error_level else ""))
             for ln in tp.lines:
-                why_by_line.setdefault(ln, w)
+                why_by_line.setdefault(prof.record_of.get(ln, ln), w)
         groups = group_candidates(src, prof.candidates, why_by_line)
         self.decision.reasons.append(
             f"profile: {prof.templates_total:,} line shapes in {prof.lines:,} lines; "
@@ -460,7 +470,7 @@ class _Run:
             self.answer_parts.append(
                 f"Code profiled all {prof.lines:,} lines and found {len(prof.candidates)} "
                 f"candidate lines in {len(groups)} groups; no model was used.")
-            self._profile_findings(src, [Outcome(g) for g in groups])
+            self._profile_findings(src, [Outcome(g) for g in groups], prof.record_end)
             return
 
         async def work(g: Group):
@@ -476,9 +486,10 @@ class _Run:
                                on_outcome=lambda o: self._done(
                                    Unit(o.item.id, src.display, o.item.lines[0], o.item.lines[-1]),
                                    o))
-        self._profile_findings(src, outs)
+        self._profile_findings(src, outs, prof.record_end)
 
-    def _profile_findings(self, src: TextSource, outs: list[Outcome]) -> None:
+    def _profile_findings(self, src: TextSource, outs: list[Outcome],
+                          record_end: dict[int, int]) -> None:
         """Code-found groups become findings. The model's label and summary are optional
         wording: a failed call is declared, never a failed chunk (code read every line)."""
         n = failed = 0
@@ -503,7 +514,8 @@ class _Run:
                                   else f"no usable model summary ({g.error or 'empty'})")
             for ln in g.lines:
                 n += 1
-                self.findings.append(_finding(f"f{n}", claim, src, ln, ln, True, g.id,
+                end = record_end.get(ln, ln)  # a stack trace stays with its header
+                self.findings.append(_finding(f"f{n}", claim, src, ln, end, True, g.id,
                                               label=g.label, group=g.id, note=note))
             self.groups.append({"id": g.id, "kind": g.kind, "key": g.key, "why": g.why,
                                 "label": g.label, "claim": g.claim, "lines": g.lines})
@@ -645,10 +657,12 @@ class _Run:
         rep.groups = self.groups
         rep.evidence = EvidenceCounts(**self.evidence.as_dict())
         if self.opts.dry_run:
+            redact_model.declare(getattr(self, "redaction", None), rep, [])  # what a run would do
             rep.answer = "Dry run: probe, gate and estimate only; no model call was made."
             rep.coverage = ledger.close(self.cov, [], dry_run=True)
             return rep
         self.cov.interrupted = self.budget.interrupted
+        redact_model.declare(getattr(self, "redaction", None), rep, self.cov.declared)
         if self.code_only:
             self.answer_parts.insert(0, NO_MODEL_NOTICE)
             by_code.finish_coverage(self.cov, strategy, self.budget.interrupted_by)

@@ -164,6 +164,11 @@ JsonOpt = typer.Option(False, "--json", help="print the JSON report on stdout")
 OutOpt = typer.Option(None, "--out", "-o", help="also write the Markdown report to FILE")
 DryOpt = typer.Option(False, "--dry-run", help="probe, gate and estimate; no model call")
 QuietOpt = typer.Option(False, "--quiet", "-q", help="no progress on stderr")
+RedactOpt = typer.Option(None, "--redact/--no-redact", help="replace secrets and personal data in "
+                         "every prompt by placeholders (default: on unless every model endpoint "
+                         "is on loopback or in-process; RLM_REDACT, config key redact)")
+RedactReportOpt = typer.Option(False, "--redact-report", help="also mask the local report, the run "
+                               "record and the call cache (implies --redact)")
 NoCacheOpt = typer.Option(False, "--no-cache", help="make fresh model calls instead of answering "
                           "from the call cache (answers are still stored, so --resume works)")
 
@@ -189,6 +194,8 @@ def ask(
     resume: Optional[str] = typer.Option(None, "--resume", metavar="RUN", help="reuse the answered "
                                          "calls of run RUN (id, unique prefix, or 'last'): only its "
                                          "failed or unfinished chunks call the model"),
+    redact: Optional[bool] = RedactOpt,
+    redact_report: bool = RedactReportOpt,
 ) -> None:
     """Ask a question about a big file or folder."""
     from rlm.api import AskOptions, ask_async
@@ -197,7 +204,7 @@ def ask(
     opts = AskOptions(model=model, base_url=_urls(base_url), sub_model=sub_model, concurrency=concurrency,
                       max_tokens=max_tokens, max_calls=max_calls, timeout=timeout,
                       strategy=strategy, dry_run=dry_run, no_cache=no_cache, resume=resume,
-                      argv=_argv(path, question))
+                      argv=_argv(path, question), redact=redact, redact_report=redact_report)
 
     def go():
         import anyio
@@ -495,6 +502,7 @@ def audit_cmd(
     out: Optional[Path] = OutOpt,
     dry_run: bool = DryOpt,
     quiet: bool = QuietOpt,
+    redact: Optional[bool] = RedactOpt,
     no_cache: bool = NoCacheOpt,
 ) -> None:
     """Audit a repository: module map, findings with checked path:line evidence, ranked risks.
@@ -509,7 +517,7 @@ def audit_cmd(
         opts = AuditOptions(model=model, base_url=_urls(base_url), concurrency=concurrency,
                             max_tokens=max_tokens, max_calls=max_calls, timeout=timeout,
                             lenses=parse_lenses(lens), max_rounds=max_rounds, dry_run=dry_run,
-                            no_cache=no_cache, argv=_argv("audit"))
+                            no_cache=no_cache, redact=redact, argv=_argv("audit"))
         prog = Progress(enabled=not quiet and sys.stderr.isatty())
         with prog:
             return anyio.run(lambda: audit_async(repo, opts, on_event=prog.event,
@@ -533,6 +541,7 @@ def mine_cmd(
     out: Optional[Path] = OutOpt,
     dry_run: bool = DryOpt,
     quiet: bool = QuietOpt,
+    redact: Optional[bool] = RedactOpt,
     no_cache: bool = NoCacheOpt,
 ) -> None:
     """Mine requirements: facts per question, verified in code or marked inferred.
@@ -546,7 +555,7 @@ def mine_cmd(
 
         opts = MineOptions(model=model, base_url=_urls(base_url), concurrency=concurrency,
                            max_tokens=max_tokens, max_calls=max_calls, timeout=timeout,
-                           dry_run=dry_run, no_cache=no_cache, argv=_argv("mine"))
+                           dry_run=dry_run, no_cache=no_cache, redact=redact, argv=_argv("mine"))
         prog = Progress(enabled=not quiet and sys.stderr.isatty())
         with prog:
             return anyio.run(lambda: mine_async(repo, questions, opts, on_event=prog.event,

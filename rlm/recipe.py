@@ -6,7 +6,7 @@ import tomllib
 from functools import lru_cache
 from importlib import resources
 
-from rlm import schemas
+from rlm import fence, schemas
 
 
 @lru_cache(maxsize=None)
@@ -24,9 +24,14 @@ def schema_model(recipe: str, name: str):
 
 
 def messages(recipe: str, name: str, **fields: str) -> list[dict[str, str]]:
-    """System (constant) first, then the user message: question, then material, last."""
+    """System (constant) first, then the user message: question, then material, last.
+    The material (corpus text) is fenced as data and the system message says so (rlm.fence)."""
     t = task(recipe, name)
+    system = t["system"].format(**fields)
+    if "material" in fields and "{material}" in t["user"]:
+        fields = {**fields, "material": fence.wrap(fields["material"])}
+        system = f"{system}\n{fence.NOTICE}"
     return [
-        {"role": "system", "content": t["system"].format(**fields)},
+        {"role": "system", "content": system},
         {"role": "user", "content": t["user"].format(**fields)},
     ]

@@ -190,6 +190,17 @@ class UsageInfo(BaseModel):
     endpoints: list[dict] = Field(default_factory=list)
 
 
+class RedactionInfo(BaseModel):
+    """What was replaced by placeholders before prompts left this machine (rlm.redact)."""
+
+    enabled: bool = False
+    why: str = ""
+    report_masked: bool = False  # --redact-report: this report and the run record are masked
+    values: int = 0  # distinct values replaced
+    prompts: int = 0  # distinct prompts that had at least one value replaced
+    kinds: dict[str, int] = Field(default_factory=dict)  # SECRET, EMAIL, CARD, IBAN, PHONE, IP
+
+
 class Report(BaseModel):
     version: str = REPORT_VERSION
     command: str
@@ -208,3 +219,4 @@ class Report(BaseModel):
     tier: str = ""  # none | served | local | sampling (rlm.models.profile)
     run_id: str = ""
     dry_run: bool = False
+    redaction: RedactionInfo = Field(default_factory=RedactionInfo)

@@ -29,6 +29,7 @@ class AuditOptions:
     # only what each module is for, and in the lens rounds the lines that code's rules select
     # are the findings; the model only phrases their claims (checked to mention the line).
     weak_model: bool | None = None
+    redact: bool | None = None  # None: RLM_REDACT, config, or on for non-loopback endpoints
     command: str = "audit"  # for the run record
     resume: str | None = None  # a recorded run to finish: its answered calls come from the cache
     argv: list[str] | None = None  # the command line, for the run record (secrets redacted)

@@ -6,19 +6,16 @@ over mmap) and looks at a handful of evenly spaced sample lines.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
+from rlm.corpus.logformat import LogFormat, detect
 from rlm.corpus.source import TextSource
 
 MAX_SAMPLES = 50
 BINARY_SNIFF = 8192
+HEAD_BYTES = 1 << 16  # contiguous head lines for record regularity (multi-line records)
+HEAD_LINES = 200
 
-_TS = re.compile(
-    r"^\s*(\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}|\[?\d{2}:\d{2}:\d{2}|[A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}"
-    r"|\d{10}(\.\d+)?\b)"
-)
-_LEVEL = re.compile(r"\b(TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|ERR|FATAL|CRITICAL|PANIC)\b")
 _CODE_EXT = {
     ".py", ".js", ".ts", ".tsx", ".jsx", ".go", ".rs", ".java", ".c", ".h", ".cpp", ".hpp",
     ".cs", ".rb", ".php", ".kt", ".swift", ".scala", ".sh", ".sql", ".lua", ".m", ".r",
@@ -31,8 +28,10 @@ class Probe:
     bytes: int
     lines: int
     files: int = 1
-    kind: str = "text"  # log | prose | code | text | binary | empty | folder
+    kind: str = "text"  # log | transcript | table | prose | code | text | binary | empty | folder
     samples: list[str] = field(default_factory=list)  # at most 50 evenly spaced lines
+    head: list[str] = field(default_factory=list)  # up to 200 contiguous first lines
+    log_format: LogFormat | None = None  # why the text is (not) a log
     longest_line: int = 0
     invalid_utf8: bool = False
     trailing_newline: bool = True
@@ -52,25 +51,26 @@ def looks_binary(head: bytes) -> bool:
     return ctrl / len(head) > 0.10
 
 
-def classify(samples: list[str], path: str) -> str:
-    """Cheap kind guess from sample lines: log (timestamps/levels), code (extension), prose."""
+def classify(samples: list[str], path: str, head: list[str] | None = None) -> str:
+    """Kind from the extension (code) or from record regularity (log, transcript, table),
+    else prose or text by words per line."""
+    return classify_format(samples, path, head)[0]
+
+
+def classify_format(samples: list[str], path: str,
+                    head: list[str] | None = None) -> tuple[str, LogFormat | None]:
     lower = path.lower()
     for ext in _CODE_EXT:
         if lower.endswith(ext):
-            return "code"
+            return "code", None
     nonblank = [s for s in samples if s.strip()]
     if not nonblank:
-        return "text"
-    logish = sum(1 for s in nonblank if _TS.search(s) or _LEVEL.search(s[:80]))
+        return "text", None
+    fmt = detect(list(head or []) + nonblank)
+    if fmt.kind in ("log", "transcript", "table"):
+        return fmt.kind, fmt
     words = sum(len(s.split()) for s in nonblank) / len(nonblank)
-    if logish / len(nonblank) >= 0.6:
-        # timestamped speech ("[00:12:31] Priya: ...") is a transcript, not a log: long
-        # sentences, no levels, no key=value fields
-        leveled = sum(1 for s in nonblank if _LEVEL.search(s[:80]) or "=" in s)
-        if leveled / len(nonblank) < 0.2 and words >= 8:
-            return "transcript"
-        return "log"
-    return "prose" if words >= 6 else "text"
+    return ("prose" if words >= 6 else "text"), fmt
 
 
 def probe_source(src: TextSource) -> Probe:
@@ -102,12 +102,20 @@ def probe_source(src: TextSource) -> Probe:
             break
     pr.longest_line = _longest_line(data, size)
     pr.invalid_utf8 = not _valid_utf8(data, size)
-    pr.kind = classify(pr.samples, src.display)
+    pr.head = _head_lines(data, size)
+    pr.kind, pr.log_format = classify_format(pr.samples, src.display, pr.head)
     if pr.invalid_utf8:
         pr.notes.append("invalid UTF-8: decoded with replacement characters (U+FFFD)")
     if not trailing:
         pr.notes.append("the last line has no trailing newline")
     return pr
+
+
+def _head_lines(data, size: int) -> list[str]:
+    raw = bytes(data[: min(size, HEAD_BYTES)])
+    if size > HEAD_BYTES and b"\n" in raw:
+        raw = raw[: raw.rfind(b"\n")]  # drop the cut line
+    return [s[:400] for s in raw.decode("utf-8", "replace").split("\n")[:HEAD_LINES]]
 
 
 def _longest_line(data, size: int) -> int:

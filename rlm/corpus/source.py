@@ -16,6 +16,8 @@ from array import array
 from bisect import bisect_right
 from pathlib import Path
 
+import numpy as np
+
 from rlm.errors import UsageError
 
 SPOOL_LIMIT = 4 * 1024**3  # refuse to spool more than this from stdin/.gz
@@ -107,13 +109,19 @@ class TextSource:
     def offsets(self) -> array:
         """Start offset of every line (1-based line n starts at offsets[n-1])."""
         if self._offsets is None:
-            data = self.data
             offs = array("q", [0])
-            find = data.find
-            pos = find(b"\n")
-            while pos != -1:
-                offs.append(pos + 1)
-                pos = find(b"\n", pos + 1)
+            # newline positions found by numpy a block at a time (~1 GB/s, not ~50 MB/s of a
+            # Python find loop), over plain reads: touching every page of the mmap would make
+            # the whole file resident (and count in RSS)
+            step, base = 1 << 22, 0
+            if self.size:
+                self.data  # noqa: B018 -- same errors as before for unreadable files
+            with open(self.path, "rb") as fh:
+                while block := fh.read(step):
+                    nl = np.flatnonzero(np.frombuffer(block, np.uint8) == 10)
+                    nl += base + 1
+                    offs.frombytes(nl.astype(np.int64).tobytes())
+                    base += len(block)
             if len(offs) > 1 and offs[-1] == self.size:
                 offs.pop()  # a trailing newline does not start a new line
             if self.size == 0:

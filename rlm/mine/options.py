@@ -23,6 +23,7 @@ class MineOptions:
     chunk_chars: int | None = None
     one_call_max_files: int = ONE_CALL_MAX_FILES
     weak_model: bool | None = None  # None: the embedded model is weak (its claims are checked)
+    redact: bool | None = None  # None: RLM_REDACT, config, or on for non-loopback endpoints
     command: str = "mine"  # for the run record
     resume: str | None = None  # a recorded run to finish: its answered calls come from the cache
     argv: list[str] | None = None  # the command line, for the run record (secrets redacted)

@@ -10,7 +10,7 @@ from typing import Awaitable, Callable
 
 import anyio
 
-from rlm import recipe, schemas_repo, store
+from rlm import recipe, redact_model, schemas_repo, store
 from rlm.engine.budget import Budget, watch_sigint
 from rlm.engine.call import call_json
 from rlm.models.base import Limits, Model
@@ -62,6 +62,8 @@ async def with_model(opts, fn: Callable[[Model, anyio.CancelScope, Budget], Awai
 
         model = resolve_model(opts.model, opts.base_url, opts.api_key, timeout=opts.timeout)
         model = store.wrap_model(model, opts)  # the same call cache as `ask`
+    policy = redact_model.decide([model], getattr(opts, "redact", None))
+    model = policy.wrap(model)  # outside the cache: the cache sees redacted prompts only
     try:
         scope = anyio.CancelScope()
         async with anyio.create_task_group() as tg:
@@ -69,6 +71,7 @@ async def with_model(opts, fn: Callable[[Model, anyio.CancelScope, Budget], Awai
                 watch_sigint(budget, scope, tg)
             result = await fn(model, scope, budget)
             tg.cancel_scope.cancel()
+        redact_model.declare_in_statement(policy, result)
         return result
     finally:
         if own:

@@ -15,6 +15,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -152,6 +153,7 @@ class Recorder:
 
     def __init__(self, store: RunStore, run_id: str, secrets: list[str]):
         self.store, self.run_id, self.secrets = store, run_id, secrets
+        self.mask: Callable[[Any], Any] | None = None  # --redact-report: the run's Redactor
         self.seq = 0
         self.broken = False
         self._lock = threading.Lock()
@@ -166,13 +168,18 @@ class Recorder:
             with self.store._lock:
                 self.store._con.execute("INSERT INTO events VALUES (?, ?, ?, ?, ?)",
                                         (self.run_id, seq, time.time(), kind,
-                                         dumps(data, self.secrets)))
+                                         dumps(self._masked(data), self.secrets)))
                 if kind == "gate":
                     self.store._con.execute("UPDATE runs SET strategy = ? WHERE id = ?",
                                             (data.get("strategy"), self.run_id))
         except Exception as e:  # noqa: BLE001 - never fail a run for its record
             self.broken = True
             warn(f"run record stopped ({e})")
+
+    def _masked(self, data: Any) -> Any:
+        if self.mask is None:
+            return data
+        return self.mask(orjson.loads(dumps(data, [])))
 
     def wrap(self, emit: Callable[[str, dict], None]) -> Callable[[str, dict], None]:
         def both(kind: str, data: dict) -> None:
@@ -199,7 +206,7 @@ class Recorder:
                      cov["chunks_total"], cov["chunks_ok"],
                      len({f["chunk"] for f in cov["chunks_failed"]}),  # one chunk, several files
                      u["prompt_tokens"] + u["completion_tokens"], u["calls"], u["cached_calls"],
-                     dumps(rep, self.secrets), stopped, self.run_id))
+                     dumps(self._masked(rep), self.secrets), stopped, self.run_id))
             else:
                 while isinstance(error, BaseExceptionGroup) and error.exceptions:
                     error = error.exceptions[0]
