@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass, field
 
 from rlm import recipe
-from rlm.api import PROMPT_OVERHEAD_TOKENS, AskOptions, ask_async
+from rlm.api import AskOptions, ask_async
 from rlm.engine.budget import Budget
 from rlm.engine.call import call_json
 from rlm.errors import BudgetExhausted, ModelCallError
@@ -44,15 +44,10 @@ class RunResult:
 
 
 def usable_window(model: Model, opts: AskOptions | None = None) -> int:
-    """The material one call may hold, computed as rlm.api._Run does (profile included)."""
-    from rlm.calibrate import profile_window
+    """The material one call may hold, as every rlm command computes it (profile included)."""
+    from rlm.run.window import size_window
 
-    o = opts or AskOptions()
-    w = max(512, int(model.context_tokens * o.usable_fraction) - PROMPT_OVERHEAD_TOKENS)
-    cal = profile_window(getattr(model, "name", ""), model.context_tokens)
-    if cal and cal[0]:
-        w = max(512, cal[0] - PROMPT_OVERHEAD_TOKENS)
-    return w
+    return size_window([model], (opts or AskOptions()).usable_fraction).tokens
 
 
 def _from_report(system: str, rep, events: dict, wall: float) -> RunResult:

@@ -29,3 +29,4 @@ class BudgetExhausted(RlmError):
     """The shared budget (tokens, calls, wall time) ran out."""
 
     attempts = 0  # requests this call had already sent when the budget stopped it
+

@@ -24,12 +24,9 @@ file lines.
 
 from __future__ import annotations
 
-import gzip
 import re
 import stat as _stat
-import threading
 from bisect import bisect_right
-from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Callable, Literal, Sequence
@@ -225,66 +222,8 @@ def safe_resolve(root: Path, rel: str) -> Path:
 
 
 # ------------------------------------------------------------------------------ reading lines
-
-_CACHE_MAX_BYTES = 256 * 1024 * 1024  # keep at most ~this many file bytes of lines in memory
-_cache: "OrderedDict[tuple[str, int, int], tuple[tuple[str, ...], int]]" = OrderedDict()
-_cache_bytes = 0
-_cache_lock = threading.Lock()
-
-
-def _split_lines(text: str) -> tuple[str, ...]:
-    """Split on "\\n", drop a trailing "\\r" per line; a trailing newline adds no line."""
-    if not text:
-        return ()
-    out = text.split("\n")
-    if out[-1] == "":
-        out.pop()
-    return tuple(s[:-1] if s.endswith("\r") else s for s in out)
-
-
-def _load(path: Path) -> tuple[str, ...]:
-    if path.suffix == ".gz":
-        with gzip.open(path, "rb") as fh:
-            data = fh.read()
-    else:
-        data = path.read_bytes()
-    return _split_lines(data.decode("utf-8", errors="replace"))
-
-
-def read_lines(path: Path) -> tuple[str, ...]:
-    """The file's lines (UTF-8 with replacement characters; ``.gz`` read decompressed).
-
-    Cached within the process, keyed on (path, mtime, size), so a file edited between two
-    checks is read again. The cache is bounded by total file size (least recently used out).
-    Raises OSError (and EOFError / gzip errors for broken .gz files) like ``open`` does.
-    """
-    global _cache_bytes
-    p = Path(path)
-    st = p.stat()
-    key = (str(p), st.st_mtime_ns, st.st_size)
-    with _cache_lock:
-        hit = _cache.get(key)
-        if hit is not None:
-            _cache.move_to_end(key)
-            return hit[0]
-    lines = _load(p)
-    weight = max(st.st_size, 1)
-    with _cache_lock:
-        if key not in _cache and weight <= _CACHE_MAX_BYTES:
-            _cache[key] = (lines, weight)
-            _cache_bytes += weight
-            while _cache_bytes > _CACHE_MAX_BYTES and _cache:
-                _, (_, w) = _cache.popitem(last=False)
-                _cache_bytes -= w
-    return lines
-
-
-def clear_cache() -> None:
-    """Forget every cached file (tests, long-running processes)."""
-    global _cache_bytes
-    with _cache_lock:
-        _cache.clear()
-        _cache_bytes = 0
+# The one whole-file line reader (cached) lives in rlm.corpus.lines; re-exported here.
+from rlm.corpus.lines import clear_cache, read_lines  # noqa: E402,F401
 
 
 # ------------------------------------------------------------------------------ results

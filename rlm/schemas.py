@@ -206,7 +206,7 @@ class Report(BaseModel):
     command: str
     question: str
     corpus: CorpusInfo
-    strategy: Literal["direct", "grep", "profile", "fanout"]
+    strategy: Literal["direct", "grep", "profile", "fanout", "none"]  # none: stopped before the gate
     gate: GateInfo
     answer: str = ""
     findings: list[Finding] = Field(default_factory=list)

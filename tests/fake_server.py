@@ -305,6 +305,10 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self):  # noqa: N802
         path = self.path.split("?", 1)[0].rstrip("/")
+        key = self.owner.api_key
+        if key is not None and self.headers.get("Authorization") != f"Bearer {key}":
+            self.send_json(401, {"error": {"message": "Incorrect API key provided.", "type": "invalid_request_error", "code": "invalid_api_key"}})
+            return
         if path in ("/v1/models", "/models"):
             self.send_json(200, {"object": "list", "data": [{"id": self.owner.model_name, "object": "model", "created": 0, "owned_by": "fake"}]})
         elif path in ("/health", "/v1/health"):

@@ -260,7 +260,9 @@ def test_chunk_text_carries_line_numbers(tmp_path):
     assert ch.paths == ["a.py", "b.py"]
     assert "### a.py (lines 1-4 of 4)" in ch.text and "  4|     return X" in ch.text
     assert "### b.py (lines 1-1 of 1)\n  1| Y = 2" in ch.text
-    text, cuts = numbered("c.py", ["x" * 500], 1, 1)
+    from rlm.corpus.lines import MAX_LINE_CHARS
+
+    text, cuts = numbered("c.py", ["x" * (MAX_LINE_CHARS + 100)], 1, 1)
     assert cuts == 1 and text.endswith(" […]")
 
 

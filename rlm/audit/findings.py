@@ -8,7 +8,12 @@ import re
 from dataclasses import dataclass, field
 
 from rlm import evidence
-from rlm.evidence import EvidenceCheck, EvidenceStats, format_evidence_path, parse_evidence_path
+from rlm.evidence import (
+    EvidenceCheck,
+    EvidenceStats,
+    format_evidence_path,
+    parse_evidence_path,
+)
 from rlm.repo.candidates import Candidate, check_pick, sane_claim
 from rlm.repo.chunks import RepoChunk
 from rlm.repo.corpus import RepoCorpus

@@ -10,6 +10,7 @@ from rlm.audit.findings import Rejected
 from rlm.audit.jobs import Job, ModuleJob, PhraseJob, PickJob, RecheckJob
 from rlm.audit.lenses import lens_candidates, lenses
 from rlm.audit.state import AuditState
+from rlm.corpus.lines import MAX_LINE_CHARS
 from rlm.evidence import parse_evidence_path
 from rlm.repo.candidates import Candidate, pack_candidates, render_candidates, words
 from rlm.repo.chunks import RepoChunk, chunk_files, chunk_modules
@@ -38,7 +39,7 @@ def round1(st: AuditState) -> list[ModuleJob]:
         jobs.append(module_job(st, ch))
     cut = sum(ch.cut_lines for ch in chunks)
     if cut:
-        st.declared.append(f"{cut} over-long lines were shown cut at 400 characters")
+        st.declared.append(f"{cut} over-long lines were shown cut at {MAX_LINE_CHARS} characters")
     return jobs
 
 

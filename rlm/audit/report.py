@@ -4,7 +4,6 @@ and their stop reason (the audit's own field), file coverage and the coverage st
 from __future__ import annotations
 
 import re
-import time
 from typing import TYPE_CHECKING
 
 from rlm.audit.lenses import tested_by
@@ -14,8 +13,14 @@ from rlm.repo.corpus import files_statement
 from rlm.repo.rounds import Rounds, StopReason
 from rlm.run import ledger
 from rlm.schemas import Coverage, GateInfo, Source, UsageInfo
-from rlm.schemas_repo import (AuditFinding, AuditInfo, AuditReport, EvidenceCounts, FileCoverage,
-                              ModuleInfo)
+from rlm.schemas_repo import (
+    AuditFinding,
+    AuditInfo,
+    AuditReport,
+    EvidenceCounts,
+    FileCoverage,
+    ModuleInfo,
+)
 
 if TYPE_CHECKING:
     from rlm.audit.run import _Audit
@@ -120,7 +125,7 @@ def _declare_drops(st: AuditState) -> None:
                            "dropped: their claims did not mention the picked line")
 
 
-def build_report(run: _Audit, rounds: Rounds, t0: float, run_id: str, question: str) -> AuditReport:
+def build_report(run: _Audit, rounds: Rounds, run_id: str, question: str) -> AuditReport:
     st = run.st
     _declare_drops(st)
     fcov = file_coverage(st)
@@ -142,6 +147,5 @@ def build_report(run: _Audit, rounds: Rounds, t0: float, run_id: str, question: 
         findings=fs.items + rejected_findings(st), coverage=cov, audit=info, files=fcov,
         evidence=info.evidence,
         usage=UsageInfo(calls=u.calls, prompt_tokens=u.prompt_tokens,
-                        completion_tokens=u.completion_tokens, cached_calls=u.cached_calls,
-                        wall_s=round(time.monotonic() - t0, 3)),
+                        completion_tokens=u.completion_tokens, cached_calls=u.cached_calls),
         model=getattr(run.model, "name", ""), run_id=run_id, dry_run=run.opts.dry_run)

@@ -4,16 +4,17 @@ Round 1 is the module map: one isolated call per module (or module part) with th
 (purpose, key APIs, facts, risks; each with ``evidence_path`` ``path:start-end`` and a quote).
 Later rounds dig where the map is thin (rlm.audit.planner). Every job is a type with its own
 handling (rlm.audit.jobs); the loop (rlm.repo.rounds) stops after two consecutive rounds that add
-nothing new, when nothing is left to dig, at ``max_rounds`` or when the budget is spent.
+nothing new, when nothing is left to dig, at ``max_rounds`` or when the budget is spent. The run
+lives in one rlm.run.session.Session like ask's: recorded, resumable, --sub-model for the jobs.
 """
 
 from __future__ import annotations
 
-import time
 from typing import Callable
 
 import anyio
 
+from rlm import redact_model
 from rlm.audit import planner
 from rlm.audit.jobs import Job
 from rlm.audit.options import AuditOptions
@@ -22,14 +23,14 @@ from rlm.audit.state import AuditState
 from rlm.engine.budget import Budget
 from rlm.engine.mapper import Outcome, map_items
 from rlm.models.base import Model
-from rlm.repo.calls import call_task, window_chars, with_model
+from rlm.repo.calls import call_task, window_chars
 from rlm.repo.candidates import is_weak_model
 from rlm.repo.corpus import RepoCorpus
 from rlm.repo.ledger import done_event
-from rlm.repo.record import RepoRecord
 from rlm.repo.rounds import Rounds, StopReason, run_rounds
 from rlm.run.events import Plan, to_sink
 from rlm.run.outcomes import Status
+from rlm.run.session import Session
 from rlm.schemas import Estimate
 from rlm.schemas_repo import AuditReport, RoundInfo
 
@@ -99,26 +100,25 @@ class _Audit:
 
 async def audit_async(repo: str, opts: AuditOptions | None = None, model: Model | None = None,
                       on_event: Callable[[str, dict], None] | None = None,
-                      handle_sigint: bool = False) -> AuditReport:
+                      handle_sigint: bool = False,
+                      interrupt: anyio.Event | None = None) -> AuditReport:
+    """The audit inside one Session (models, call cache, redaction, budget, Ctrl-C, run record);
+    `interrupt`: when set, the run stops like on Ctrl-C and reports what finished."""
     opts = opts or AuditOptions()
-    t0 = time.monotonic()
-    corpus = RepoCorpus(repo)
-    budget = Budget(opts.max_tokens, opts.max_calls, opts.max_wall_s)
     question = f"repository audit ({', '.join(opts.lenses)})"
-    record = RepoRecord(repo, question, opts, on_event or (lambda e, d: None))
+    opened: list[RepoCorpus] = []
 
-    async def go(m: Model, scope, b: Budget) -> AuditReport:
-        run = _Audit(corpus, opts, m, b, record.sink)
-        rounds = await run.execute(scope)
-        return build_report(run, rounds, t0, record.run_id, question)
+    async def walk_repo() -> None:  # after the preflight, before the run record
+        opened.append(RepoCorpus(repo))
 
-    try:
-        rep = await with_model(opts, go, model, handle_sigint, budget)
-    except BaseException as e:
-        record.close(error=e)
-        raise
-    record.close(rep)
-    return rep
+    async with Session.open(opts, path=repo, question=question, model=model, on_event=on_event,
+                            handle_sigint=handle_sigint, interrupt=interrupt,
+                            prepare=walk_repo) as s:
+        run = _Audit(opened[0], opts, s.sub, s.budget, s.sink)
+        rounds = await run.execute(s.scope)
+        rep = build_report(run, rounds, s.run_id, question)
+        redact_model.declare_in_statement(s.redaction, rep)
+        return s.finish(rep)
 
 
 def audit(repo: str, opts: AuditOptions | None = None, **kw) -> AuditReport:

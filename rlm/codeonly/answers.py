@@ -1,7 +1,8 @@
 """The pipeline's code-only hooks: what a run does when no model reads, or a wording call fails.
 
-Each function takes the run state (duck-typed: corpus, q, decision, cov, findings, groups,
-answer_parts, estimate) so that the strategies need one call site each:
+Each function takes a strategy's result (rlm.strategies.base.Result: corpus, q, decision and
+its own cov, findings, groups, answer_parts, estimate, reasons) so that the strategies need one
+call site each:
 
 - adjust_decision: with no model, prefer what code can answer completely (grep on anchors,
   profile on an open question about a log) over a direct read nobody would do.
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 from rlm.codeonly.rank import rank_passages
 from rlm.codeonly.timeline import grep_timeline
-from rlm.gate import Decision, is_open_question
+from rlm.strategies.gate import Decision, is_open_question
 from rlm.schemas import Coverage, Estimate, Finding, Source
 
 TOP_PASSAGES = 5
@@ -48,7 +49,7 @@ def answer_grep(run, hits) -> None:
 
 
 def add_hit_findings(run, hits, chunk: str | None = None) -> None:
-    from rlm.api import _finding
+    from rlm.strategies.base import code_finding as _finding
 
     n = len(run.findings)
     for src, lines in hits:
@@ -65,7 +66,7 @@ def answer_ranked(run) -> None:
     run.estimate = Estimate(calls=0, prompt_tokens=0)
     run.cov.bytes_scanned_by_code = sum(s.size for s in sources)
     run.cov.lines_scanned_by_code = sum(s.line_count for s in sources)
-    run.decision.reasons.append(
+    run.reasons.append(
         f"no model: code ranked {run.cov.lines_scanned_by_code:,} lines in passages of 8 lines "
         f"with BM25 for the terms {', '.join(terms) or '(none)'}")
     if not passages:

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 
 from rlm.corpus.source import TextSource
+from rlm.interrupt import checkpoint
 
 _QUOTED = re.compile(r"\"([^\"]{2,200})\"|'([^']{2,200})'|`([^`]{2,200})`")
 # identifiers mixing letters and digits, or joined with - _ . (TXN-4444, ERR_CONN, E1234, 0x1f)
@@ -62,6 +63,7 @@ def search(src: TextSource, anchors: list[str], max_hits: int = 5000) -> GrepRes
     counts = {a: 0 for a in anchors}
     lowered = {a.lower().encode(): a for a in anchors}
     for m in rx.finditer(data):
+        checkpoint(m.start(), src.size)
         ln = src.line_of_offset(m.start())
         counts[lowered.get(m.group(0).lower(), anchors[0])] += 1
         if ln not in lines:
@@ -77,11 +79,6 @@ def search(src: TextSource, anchors: list[str], max_hits: int = 5000) -> GrepRes
 
 def regions(hit_lines: list[int], context: int, last_line: int) -> list[tuple[int, int]]:
     """Merge hits with ±context lines into disjoint (start, end) ranges."""
-    out: list[tuple[int, int]] = []
-    for ln in hit_lines:
-        a, b = max(1, ln - context), min(last_line, ln + context)
-        if out and a <= out[-1][1] + 1:
-            out[-1] = (out[-1][0], max(out[-1][1], b))
-        else:
-            out.append((a, b))
-    return out
+    from rlm.corpus.lines import merge_ranges
+
+    return merge_ranges((max(1, ln - context), min(last_line, ln + context)) for ln in hit_lines)

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Iterator
 
+from rlm.corpus.lines import MAX_LINE_CHARS, number_lines
 from rlm.corpus.source import TextSource
 
 
@@ -31,12 +32,12 @@ class Chunk:
     def nbytes(self) -> int:
         return self.byte_end - self.byte_start
 
-    def numbered_text(self, max_line_chars: int = 2000) -> str:
+    def numbered_text(self, max_line_chars: int = MAX_LINE_CHARS) -> str:
         if self.cut:
             raw = bytes(self.source.data[self.byte_start:self.byte_end])
             return f"{self.line_start}| " + raw.decode("utf-8", "replace")
-        lines = self.source.lines(self.line_start, self.line_end, max_chars=max_line_chars)
-        return "\n".join(f"{self.line_start + i}| {s}" for i, s in enumerate(lines))
+        lines = self.source.lines(self.line_start, self.line_end)
+        return number_lines(lines, self.line_start, max_chars=max_line_chars)[0]
 
     def describe(self) -> str:
         part = " (piece of an over-long line, cut by bytes)" if self.cut else ""

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from rlm.corpus.logformat import LogFormat, detect
 from rlm.corpus.source import TextSource
+from rlm.interrupt import checkpoint
 
 MAX_SAMPLES = 50
 BINARY_SNIFF = 8192
@@ -43,12 +44,10 @@ class Probe:
 
 
 def looks_binary(head: bytes) -> bool:
-    if b"\x00" in head:
-        return True
-    if not head:
-        return False
-    ctrl = sum(1 for b in head if b < 9 or 13 < b < 32)
-    return ctrl / len(head) > 0.10
+    """One binary test for every command: the walker's (rlm.corpus.walk.is_binary)."""
+    from rlm.corpus.walk import is_binary
+
+    return is_binary(head)
 
 
 def classify(samples: list[str], path: str, head: list[str] | None = None) -> str:
@@ -81,7 +80,10 @@ def probe_source(src: TextSource) -> Probe:
     head = bytes(data[:BINARY_SNIFF])
     if looks_binary(head):
         return Probe(path=src.display, bytes=size, lines=0, kind="binary")
-    newlines = sum(bytes(data[o:o + (1 << 22)]).count(b"\n") for o in range(0, size, 1 << 22))
+    newlines = 0
+    for o in range(0, size, 1 << 22):
+        checkpoint(o, size)  # Ctrl-C stops the probe of a huge file here
+        newlines += bytes(data[o:o + (1 << 22)]).count(b"\n")
     trailing = data[size - 1 : size] == b"\n"
     lines = newlines + (0 if trailing else 1)
     pr = Probe(path=src.display, bytes=size, lines=lines, trailing_newline=trailing)

@@ -16,13 +16,14 @@ import re
 import resource
 from array import array
 from collections import Counter
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator
 
 from rlm.corpus.mask import mask_block
 from rlm.corpus.records import to_records
 from rlm.corpus.source import TextSource
+from rlm.interrupt import ScanInterrupted, checkpoint
 
 _ERROR_LEVEL = re.compile(rb"\b(ERROR|ERR|FATAL|CRITICAL|CRIT|PANIC|EMERG|ALERT|SEVERE)\b|\bpanic:")
 BLOCK = 1 << 20
@@ -199,6 +200,7 @@ def _count_range(path, start: int, end: int | None, keep: int, max_templates: in
                  threads: int, worker: bool = False) -> TemplateCounter:
     tc = TemplateCounter(keep, max_templates)
     for at, m in masked_blocks(read_blocks(path, start, end), threads):
+        checkpoint(at)  # Ctrl-C stops the scan here (a no-op in worker processes)
         tc.feed(m, at)
     if worker:  # a worker's own use, for the benchmark (not visible to the parent's rusage)
         ru = resource.getrusage(resource.RUSAGE_SELF)
@@ -247,6 +249,14 @@ def count_templates(path, keep: int = 20, max_templates: int = 200_000,
     with ProcessPoolExecutor(len(ranges), mp_context=ctx, initializer=_worker_init) as ex:
         futs = [ex.submit(_count_range, str(path), a, b, keep, max_templates, 1, True)
                 for a, b in ranges]
+        try:
+            while not all(f.done() for f in futs):  # wake up for Ctrl-C, not only at the end
+                wait(futs, timeout=0.2)
+                checkpoint()
+        except ScanInterrupted:
+            for p in list(getattr(ex, "_processes", {}).values()):  # stop the workers now
+                p.terminate()
+            raise
         parts = [f.result() for f in futs]
     tc = parts[0]
     for other in parts[1:]:

@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from rlm.errors import UsageError
+from rlm.interrupt import checkpoint
 
 SPOOL_LIMIT = 4 * 1024**3  # refuse to spool more than this from stdin/.gz
 
@@ -61,8 +62,14 @@ class TextSource:
         tmp = tempfile.NamedTemporaryFile(prefix="rlm-spool-", suffix=".txt", delete=False)
         with tmp:
             copied = 0
+            read = _interruptible_reader(stream)
             while True:
-                block = stream.read(1 << 20)
+                try:
+                    block = read()
+                    checkpoint(copied + len(block), 0)
+                except BaseException:
+                    os.unlink(tmp.name)
+                    raise
                 if not block:
                     break
                 copied += len(block)
@@ -118,6 +125,7 @@ class TextSource:
                 self.data  # noqa: B018 -- same errors as before for unreadable files
             with open(self.path, "rb") as fh:
                 while block := fh.read(step):
+                    checkpoint(base, self.size)  # Ctrl-C and progress every 4 MB
                     nl = np.flatnonzero(np.frombuffer(block, np.uint8) == 10)
                     nl += base + 1
                     offs.frombytes(nl.astype(np.int64).tobytes())
@@ -165,3 +173,23 @@ class TextSource:
         """1-based line number containing byte offset `off`."""
         return bisect_right(self.offsets, off)
 
+
+def _interruptible_reader(stream):
+    """Blocks of 1 MB from `stream`. A pipe or terminal is waited on in 0.25 s steps, so that
+    Ctrl-C (checkpoint) stops a read from a pipe that has nothing to say yet."""
+    import select
+    import stat
+
+    try:
+        fd = stream.fileno()
+        waitable = not stat.S_ISREG(os.fstat(fd).st_mode)
+    except (AttributeError, OSError, ValueError):
+        waitable = False
+    if not waitable:
+        return lambda: stream.read(1 << 20)
+
+    def read() -> bytes:
+        while not select.select([fd], [], [], 0.25)[0]:
+            checkpoint()
+        return os.read(fd, 1 << 20)  # what is there now (nothing was read through the buffer)
+    return read

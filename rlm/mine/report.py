@@ -3,7 +3,6 @@ the coverage statement."""
 
 from __future__ import annotations
 
-import time
 from typing import TYPE_CHECKING
 
 from rlm.mine.scope import MAX_RELEVANT_FILES
@@ -50,7 +49,7 @@ def findings(run: _Mine) -> list[Finding]:
     return out
 
 
-def build_report(run: _Mine, estimate: Estimate, t0: float, run_id: str) -> MineReport:
+def build_report(run: _Mine, estimate: Estimate, run_id: str) -> MineReport:
     c = run.c
     for r in run.results:
         if not r.verified:
@@ -75,6 +74,5 @@ def build_report(run: _Mine, estimate: Estimate, t0: float, run_id: str) -> Mine
         findings=findings(run), coverage=cov, questions=run.results, files=fcov,
         evidence=EvidenceCounts(**run.stats.as_dict()),
         usage=UsageInfo(calls=u.calls, prompt_tokens=u.prompt_tokens,
-                        completion_tokens=u.completion_tokens, cached_calls=u.cached_calls,
-                        wall_s=round(time.monotonic() - t0, 3)),
+                        completion_tokens=u.completion_tokens, cached_calls=u.cached_calls),
         model=getattr(run.model, "name", ""), run_id=run_id, dry_run=run.opts.dry_run)

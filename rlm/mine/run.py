@@ -9,12 +9,12 @@ passes *and* the line is code; documentation, comments, imports or bare signatur
 
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
 import anyio
 
+from rlm import redact_model
 from rlm.engine.budget import Budget
 from rlm.engine.mapper import Outcome, map_items
 from rlm.errors import UsageError
@@ -23,15 +23,20 @@ from rlm.mine.options import MineOptions
 from rlm.mine.report import build_report
 from rlm.mine.scope import Scope, Scoper, basis_of
 from rlm.models.base import Model
-from rlm.repo.calls import call_task, est_tokens, window_chars, with_model
-from rlm.repo.candidates import (Candidate, check_pick, is_weak_model, render_candidates,
-                                  sane_claim)
+from rlm.repo.calls import call_task, est_tokens, window_chars
+from rlm.repo.candidates import (
+    Candidate,
+    check_pick,
+    is_weak_model,
+    render_candidates,
+    sane_claim,
+)
 from rlm.repo.corpus import RepoCorpus
 from rlm.repo.ledger import ReadTracker, done_event
-from rlm.repo.record import RepoRecord
 from rlm.run.events import Plan, to_sink
 from rlm.run.ledger import failed_parts, ranges_of
 from rlm.run.outcomes import Status
+from rlm.run.session import Session
 from rlm.schemas import Estimate, FailedChunk
 from rlm.schemas_repo import Fact, MineReport, QuestionResult
 
@@ -153,31 +158,28 @@ class _Mine:
 async def mine_async(repo: str, questions: list[str], opts: MineOptions | None = None,
                      model: Model | None = None,
                      on_event: Callable[[str, dict], None] | None = None,
-                     handle_sigint: bool = False) -> MineReport:
-    opts = opts or MineOptions()
+                     handle_sigint: bool = False,
+                     interrupt: anyio.Event | None = None) -> MineReport:
+    """Mining inside one Session (models, call cache, redaction, budget, Ctrl-C, run record)."""
     qs = [q.strip() for q in questions if q and q.strip()]
     if not qs:
         raise UsageError("give at least one question")
-    t0 = time.monotonic()
-    corpus = RepoCorpus(repo)
-    budget = Budget(opts.max_tokens, opts.max_calls, opts.max_wall_s)
-    record = RepoRecord(repo, " | ".join(qs), opts, on_event or (lambda e, d: None),
-                        extra_options={"questions": qs})
+    opts = replace(opts or MineOptions(), questions=qs)  # recorded: `rlm resume` asks them again
+    opened: list[RepoCorpus] = []
 
-    async def go(m: Model, scope, b: Budget) -> MineReport:
-        run = _Mine(corpus, qs, opts, m, b, record.sink)
+    async def walk_repo() -> None:  # after the preflight, before the run record
+        opened.append(RepoCorpus(repo))
+
+    async with Session.open(opts, path=repo, question=" | ".join(qs), model=model,
+                            on_event=on_event, handle_sigint=handle_sigint, interrupt=interrupt,
+                            prepare=walk_repo) as s:
+        run = _Mine(opened[0], qs, opts, s.sub, s.budget, s.sink)
         estimate = run.plan()
         if not opts.dry_run:
-            await run.run(scope)
-        return build_report(run, estimate, t0, record.run_id)
-
-    try:
-        rep = await with_model(opts, go, model, handle_sigint, budget)
-    except BaseException as e:
-        record.close(error=e)
-        raise
-    record.close(rep)
-    return rep
+            await run.run(s.scope)
+        rep = build_report(run, estimate, s.run_id)
+        redact_model.declare_in_statement(s.redaction, rep)
+        return s.finish(rep)
 
 
 def mine(repo: str, questions: list[str], opts: MineOptions | None = None, **kw) -> MineReport:

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from rlm import evidence
+from rlm.corpus.lines import MAX_LINE_CHARS, show_line
 from rlm.evidence import EvidenceCheck
 from rlm.repo.corpus import RepoCorpus
-from rlm.repo.files import MAX_LINE_CHARS
 
 
 @dataclass
@@ -37,9 +37,7 @@ def render_candidates(cands: Sequence[Candidate], start: int = 1) -> tuple[str, 
             out.append(f"== {c.path} ==")
         elif c.line != prev.line + 1:
             out.append("    …")
-        text = c.text.replace("\t", "    ")
-        if len(text) > MAX_LINE_CHARS:
-            text = text[:MAX_LINE_CHARS] + " […]"
+        text, _ = show_line(c.text)
         out.append(f"[{n}] {text}".rstrip())
         mapping[n] = c
         prev = c

@@ -2,8 +2,8 @@
 numbered rendering every repository prompt uses (``### path (lines a-b of n)`` then
 ``  12| text``), which lines are comments or docstrings, where a definition's block ends.
 
-Lines longer than ``MAX_LINE_CHARS`` are shown cut (the cut is marked and counted); the
-evidence check always reads the real file. Pure code: no model calls.
+Lines longer than ``MAX_LINE_CHARS`` (rlm.corpus.lines, the one line renderer) are shown cut
+(the cut is marked and counted); the evidence check always reads the real file. Pure code.
 """
 
 from __future__ import annotations
@@ -12,10 +12,9 @@ import ast
 from pathlib import Path
 from typing import Sequence
 
-from rlm.evidence import read_lines, safe_resolve
+from rlm.corpus.lines import CUT_MARK, MAX_LINE_CHARS, number_lines, read_lines
+from rlm.evidence import safe_resolve
 
-MAX_LINE_CHARS = 400  # a longer line is shown cut in prompts
-CUT_MARK = " […]"
 NUMBER_WIDTH = 5  # "  12| "
 
 DOC_EXTENSIONS = frozenset({
@@ -53,27 +52,14 @@ def file_lines(root: Path, rel: str) -> tuple[str, ...]:
 # ------------------------------------------------------------------------------ numbering
 
 
-def _show(line: str, cap: int = MAX_LINE_CHARS) -> tuple[str, bool]:
-    line = line.replace("\t", "    ")
-    if len(line) <= cap:
-        return line, False
-    return line[:cap] + CUT_MARK, True
-
-
 def numbered(path: str, lines: Sequence[str], start: int, end: int, total: int | None = None,
              cap: int = MAX_LINE_CHARS) -> tuple[str, int]:
     """The text of lines start..end (1-based, inclusive) of ``path`` with a header and original
     line numbers: ``### path (lines 1-40 of 40)`` then ``  12| text``. Returns (text, cut
     lines)."""
     total = len(lines) if total is None else total
-    head = f"### {path} (lines {start}-{end} of {total})"
-    out = [head]
-    cuts = 0
-    for n in range(start, end + 1):
-        s, cut = _show(lines[n - 1], cap)
-        cuts += cut
-        out.append(f"{n:>{NUMBER_WIDTH - 2}}| {s}".rstrip())
-    return "\n".join(out), cuts
+    body, cuts = number_lines(lines[start - 1:end], start, width=NUMBER_WIDTH - 2, max_chars=cap)
+    return f"### {path} (lines {start}-{end} of {total})\n{body}", cuts
 
 
 def numbered_cost(lines: Sequence[str], a: int, b: int) -> int:

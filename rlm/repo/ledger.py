@@ -5,21 +5,11 @@ sends (rlm.run.events.UnitDone: the same fields as ask's chunks). Failed jobs be
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable
 
+from rlm.corpus.lines import merge_ranges
 from rlm.repo.corpus import RepoCorpus
 from rlm.run import ledger
 from rlm.run.events import UnitDone
-
-
-def merge_ranges(ranges: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
-    out: list[tuple[int, int]] = []
-    for a, b in sorted(ranges):
-        if out and a <= out[-1][1] + 1:
-            out[-1] = (out[-1][0], max(out[-1][1], b))
-        else:
-            out.append((a, b))
-    return out
 
 
 @dataclass

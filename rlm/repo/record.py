@@ -1,28 +1,8 @@
-"""Run records for audit and mine, like ask's: `rlm runs` lists them, `rlm show` renders them,
+"""Recorded audit and mine runs (the Session records them like ask's): `rlm show` renders them,
 `rlm resume RUN` finishes them (answered calls come from the call cache, so only the jobs that
 failed or never finished call the model)."""
 
 from __future__ import annotations
-
-from typing import Callable
-
-from rlm import store
-from rlm.repo.calls import new_run_id
-
-
-class RepoRecord:
-    """One audit or mine run's record; ``emit`` also appends the recorded events."""
-
-    def __init__(self, repo: str, question: str, opts, emit: Callable[[str, dict], None],
-                 extra_options: dict | None = None):
-        self.run_id = new_run_id()
-        self.sink = emit
-        # sets self.sink to a recording sink; checks opts.resume (same question, same repo)
-        self.rec = store.record_run(self, repo, question, opts, extra_options=extra_options)
-
-    def close(self, report=None, error: BaseException | None = None) -> None:
-        if self.rec is not None:
-            self.rec.close(report, error)
 
 
 def resume_options(recorded: dict, run_id: str, overrides: dict, argv: list[str] | None):

@@ -10,6 +10,7 @@ from typing import Sequence
 
 from rlm.repo.files import numbered_cost as _cost
 
+
 def _pack(segments: list[tuple[int, int]], lines: Sequence[str], max_chars: int,
           oversized) -> list[tuple[int, int]]:
     """Greedily pack consecutive segments into ranges of at most max_chars; a segment larger

@@ -94,6 +94,16 @@ class ReduceNote(Event):
 
 
 @dataclass
+class Scan(Event):
+    """Progress of a code scan (probe, profile, grep, chunk count), in bytes."""
+
+    kind: ClassVar[str] = "scan"
+    what: str
+    done: int
+    total: int
+
+
+@dataclass
 class Rejected(Event):
     """A model reply that was rejected (and retried): kept raw, scrubbed, in the run record."""
 

@@ -131,13 +131,14 @@ def close(cov: Coverage, body: list[str], *, what: str = "the answer",
 
 
 def failed_list(failed: list[FailedChunk], limit: int = MAX_LISTED_FAILED) -> str:
-    """Failed units by id, path, lines and reason; a run of consecutive units of one file that
-    ended the same way for the same reason (e.g. not run: budget) is one entry, so every unit
-    is named however many there are."""
+    """Failed units by id, path, lines and reason. Calls that failed are named one by one; a
+    run of consecutive units of one file that were not run (or interrupted) for the same reason
+    (e.g. the budget) is one entry, so every unit is named however many there are."""
     runs: list[list[FailedChunk]] = []
     for c in failed:
         last = runs[-1][-1] if runs else None
-        if (last is not None and c.reason == last.reason and c.path == last.path
+        if (last is not None and c.status != Status.FAILED.value and c.reason == last.reason
+                and c.path == last.path
                 and c.status == last.status and _num(c.chunk) == _num(last.chunk) + 1):
             runs[-1].append(c)
         else:
@@ -198,11 +199,12 @@ def _verdict(cov: Coverage, dry_run: bool, what: str) -> str:
 # ------------------------------------------------------------------------------ ask's account
 
 def mb(n: int) -> str:
-    if n >= 1 << 20:
-        return f"{n / (1 << 20):.1f} MB"
-    if n >= 1024:
-        return f"{n / 1024:.1f} KB"
-    return f"{n} bytes"
+    """Decimal units, like the byte counts beside them (1 MB = 1,000,000 bytes)."""
+    if n >= 1_000_000:
+        return f"{n / 1_000_000:.1f} MB"
+    if n >= 1000:
+        return f"{n / 1000:.1f} KB"
+    return f"{n} byte{'s' if n != 1 else ''}"
 
 
 def read_account(cov: Coverage, strategy: str, calls: int) -> list[str]:

@@ -239,12 +239,10 @@ def _options(opts, path: str) -> dict:
     return d
 
 
-def record_run(run, path: str, question: str, opts,
-               extra_options: dict | None = None) -> Recorder | None:
+def record_run(run, path: str, question: str, opts) -> Recorder | None:
     """Start the record of a run (ask, audit, mine) and hook it into the run's events (None for
     dry runs or when the store is unusable). With ``opts.resume``, checks that the recorded run
-    asked the same question about the same corpus (UsageError otherwise). ``extra_options`` are
-    stored with the options (mine's list of questions)."""
+    asked the same question about the same corpus (UsageError otherwise)."""
     if getattr(opts, "dry_run", False):
         return None
     resumed_from = None
@@ -274,7 +272,7 @@ def record_run(run, path: str, question: str, opts,
         command = f"{opts.command} {_quote(path)} {_quote(question)}"
     try:
         rec = store.start(run.run_id, command=command, argv=argv,
-                          options={**_options(opts, path), **(extra_options or {})},
+                          options=_options(opts, path),
                           corpus=path, question=question, resumed_from=resumed_from,
                           secrets=secrets)
     except Exception as e:  # noqa: BLE001 - never fail a run for its record

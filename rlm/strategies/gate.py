@@ -1,7 +1,9 @@
 """The size gate: pick direct | grep | profile | fanout from the probe and the question.
 
-Every decision carries human-readable reasons; the estimate is filled in by the plan once the
-code-only phase (grep, profile, chunking) has run, so it counts real candidates, not guesses.
+The gate's decision is final: what it returns is what runs and what the gate event records
+(the several-files and one-log rules, code-only preferences and the calibration note are all
+applied here). Every decision carries human-readable reasons; the estimate and what code found
+while planning are the strategy's, reported after these reasons.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from dataclasses import dataclass, field
 
 from rlm.corpus.grep import extract_anchors
 from rlm.corpus.probe import Probe
+from rlm.errors import UsageError
 
 DIRECT_MAX_BYTES = 256 * 1024
 DIRECT_MAX_LINES = 5000
@@ -36,7 +39,31 @@ def is_open_question(question: str) -> bool:
 
 
 def decide(probe: Probe, question: str, usable_tokens: int, est_tokens: int,
-           force: str | None = None) -> Decision:
+           force: str | None = None, *, n_sources: int = 1, code_only: bool = False,
+           window_note: str | None = None) -> Decision:
+    """The final decision for a corpus of ``n_sources`` files (see :func:`by_size` for the
+    size rule). Raises UsageError for an unknown or impossible --strategy."""
+    if force and force not in STRATEGIES:
+        raise UsageError(f"unknown strategy {force!r} (direct, grep, profile, fanout)")
+    dec = by_size(probe, question, usable_tokens, est_tokens, force)
+    if dec.strategy == "direct" and n_sources > 1 and not dec.forced:
+        dec = Decision("fanout", dec.reasons + [f"{probe.files} files: one chunk per file "
+                                                "(direct reads take one file)"], dec.anchors)
+    if dec.strategy == "profile" and (n_sources > 1 or probe.kind != "log") and not dec.forced:
+        dec = Decision("fanout", dec.reasons + ["profiles need one log file"], dec.anchors)
+    if code_only:
+        from rlm.codeonly.answers import adjust_decision
+
+        dec = adjust_decision(dec, probe, question, n_sources)
+    if dec.strategy == "grep" and not dec.anchors:
+        raise UsageError("--strategy grep needs anchors in the question (quoted text or ids)")
+    if window_note:
+        dec.reasons.insert(0, window_note)
+    return dec
+
+
+def by_size(probe: Probe, question: str, usable_tokens: int, est_tokens: int,
+            force: str | None = None) -> Decision:
     """usable_tokens: material one call may hold; est_tokens: the corpus' estimated tokens."""
     anchors = extract_anchors(question)
     size = f"{probe.bytes:,} bytes, {probe.lines:,} lines, {probe.files} file(s), kind {probe.kind}"

@@ -1,0 +1,97 @@
+"""Opening what `rlm ask` reads: one file (or stdin, spooled) or the text files of a folder,
+probed, with what was skipped and why. Nothing is read whole: sources are mmapped."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rlm import interrupt as scanctl
+from rlm.corpus.lines import MAX_LINE_CHARS
+from rlm.corpus.probe import Probe, classify, probe_source
+from rlm.corpus.source import TextSource
+from rlm.errors import UsageError
+
+
+@dataclass
+class Corpus:
+    """One file or the readable text files of a folder, with what was skipped and why."""
+
+    path: str
+    sources: list[TextSource]
+    probe: Probe
+    skipped: list[dict] = field(default_factory=list)
+
+    def close(self) -> None:
+        for s in self.sources:
+            s.close()
+
+
+def open_corpus(path_arg: str) -> Corpus:
+    p = Path(path_arg)
+    if path_arg != "-" and p.is_dir():
+        return _open_folder(p, path_arg)
+    src = TextSource.open(path_arg)
+    pr = probe_source(src)
+    if pr.kind == "empty":
+        src.close()
+        raise UsageError(f"{path_arg} is empty: nothing to ask about")
+    if pr.kind == "binary":
+        src.close()
+        raise UsageError(f"{path_arg} looks like a binary file (NUL bytes); rlm reads text")
+    return Corpus(path_arg, [src], pr)
+
+
+def _open_folder(root: Path, display: str) -> Corpus:
+    from rlm.corpus.walk import walk
+
+    res = walk(root)
+    sources: list[TextSource] = []
+    skipped: list[dict] = []
+    for s in res.skipped:
+        incomplete = s.reason.startswith("unreadable")
+        skipped.append({"path": s.path, "reason": s.reason, "incomplete": incomplete})
+    total_b = total_l = 0
+    samples: list[str] = []
+    notes: list[str] = []
+    for fe in res.files:
+        scanctl.checkpoint()
+        fp = root / fe.path
+        try:
+            src = TextSource(fp, display=fe.path)
+            pr = probe_source(src)
+        except (OSError, UsageError) as e:
+            skipped.append({"path": fe.path, "reason": f"unreadable: {e}", "incomplete": True})
+            continue
+        if pr.kind == "empty":
+            skipped.append({"path": fe.path, "reason": "empty", "incomplete": False})
+            src.close()
+            continue
+        if pr.kind == "binary":
+            skipped.append({"path": fe.path, "reason": "binary", "incomplete": False})
+            src.close()
+            continue
+        sources.append(src)
+        total_b += pr.bytes
+        total_l += pr.lines
+        samples.extend(pr.samples[:3])
+        notes.extend(f"{fe.path}: {n}" for n in pr.notes if "trailing newline" not in n)
+        if pr.longest_line > MAX_LINE_CHARS * 4:
+            notes.append(f"{fe.path}: a line of {pr.longest_line:,} bytes is cut by bytes into chunks")
+    if not sources:
+        raise UsageError(f"{display}: no readable text files (skipped {len(skipped)})")
+    probe = Probe(path=display, bytes=total_b, lines=total_l, files=len(sources),
+                  kind="folder", samples=samples[:50], notes=notes)
+    kinds = {classify(samples, "")}
+    if kinds == {"log"}:
+        probe.kind = "folder"
+    return Corpus(display, sources, probe, skipped)
+
+
+def unread_corpus(path: str) -> Corpus:
+    """What is known of a corpus whose probe Ctrl-C stopped: its name and size on disk."""
+    try:
+        size = 0 if path == "-" else Path(path).stat().st_size
+    except OSError:
+        size = 0
+    return Corpus(path, [], Probe(path=path, bytes=size, lines=0, files=0, kind="unknown"))

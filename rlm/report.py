@@ -1,0 +1,58 @@
+"""`rlm ask`'s report: the gate's decision, a strategy's result and the session's usage, with
+coverage closed by the one ledger (rlm.run.ledger)."""
+
+from __future__ import annotations
+
+from rlm import redact_model
+from rlm.codeonly import answers as by_code
+from rlm.models.endpoints import endpoint_usage
+from rlm.models.none import NOTICE as NO_MODEL_NOTICE
+from rlm.models.profile import profile_of
+from rlm.run import ledger
+from rlm.schemas import CorpusInfo, EvidenceCounts, GateInfo, Report, UsageInfo
+from rlm.strategies.base import Context, Result
+
+COMPLETION_TOKENS_PER_CALL = 80  # a third of a call's max_tokens, as measured on the recipes
+
+
+def build(ctx: Context, res: Result) -> Report:
+    s, dec = ctx.session, ctx.decision
+    est = res.estimate
+    speed = getattr(s.model, "speed", None)
+    if speed and est.calls:
+        est.seconds = round(est.prompt_tokens / speed[0]
+                            + est.calls * COMPLETION_TOKENS_PER_CALL / speed[1], 1)
+    u = s.budget.usage
+    rep = Report(command=s.opts.command, question=ctx.q,
+                 corpus=CorpusInfo(**ctx.corpus.probe.as_corpus()), strategy=dec.strategy,
+                 gate=GateInfo(reasons=dec.reasons + res.reasons, estimate=est),
+                 model=getattr(s.model, "name", ""), tier=profile_of(s.model).tier,
+                 run_id=s.run_id, dry_run=s.opts.dry_run,
+                 findings=res.findings, groups=res.groups,
+                 evidence=EvidenceCounts(**res.evidence.as_dict()),
+                 usage=UsageInfo(calls=u.calls, prompt_tokens=u.prompt_tokens,
+                                 completion_tokens=u.completion_tokens,
+                                 cached_calls=u.cached_calls,
+                                 endpoints=endpoint_usage(s.model, s.sub)))
+    if res.reduce is not None:
+        rep.reduce = res.reduce
+    cov = res.cov
+    if s.opts.dry_run:
+        redact_model.declare(s.redaction, rep, [])  # what a run would do
+        rep.answer = "Dry run: probe, gate and estimate only; no model call was made."
+        rep.coverage = ledger.close(cov, [], dry_run=True)
+        return rep
+    cov.interrupted = s.budget.interrupted
+    redact_model.declare(s.redaction, rep, cov.declared)
+    parts = list(res.answer_parts)
+    if ctx.code_only:
+        parts.insert(0, NO_MODEL_NOTICE)
+        by_code.finish_coverage(cov, dec.strategy, s.budget.interrupted_by)
+    else:
+        ledger.close(cov, ledger.read_account(cov, dec.strategy, u.calls),
+                     interrupted_by=s.budget.interrupted_by)
+    rep.coverage = cov
+    from rlm.render import answer_markdown
+
+    rep.answer = answer_markdown(rep, res.model_answer, parts)
+    return rep

@@ -1,0 +1,44 @@
+"""Direct: one call reads the whole (small, single-file) corpus; its cites become findings
+after rlm.evidence checks that each cited line exists."""
+
+from __future__ import annotations
+
+from rlm import evidence
+from rlm.corpus.index import Chunk, ShownLines
+from rlm.corpus.lines import MAX_LINE_CHARS
+from rlm.run.window import PROMPT_OVERHEAD_TOKENS
+from rlm.schemas import Estimate
+from rlm.strategies.base import ranked_by_code, Context, Result, code_finding, one_call, unit_of
+
+EXACT_COUNT_MAX_BYTES = 400_000  # below this the model's tokenizer counts the material exactly
+
+
+async def run(ctx: Context) -> Result:
+    if ctx.code_only:
+        return ranked_by_code(ctx)
+    res = ctx.new_result()
+    src = ctx.corpus.sources[0]
+    chunk = Chunk("c0001", src.display, 1, src.line_count, 0, src.size, "", src)
+    material = chunk.numbered_text(MAX_LINE_CHARS)
+    est = (ctx.model.count_tokens(material) if src.size < EXACT_COUNT_MAX_BYTES
+           else ctx.est_tokens(src.size))
+    res.estimate = Estimate(calls=1, prompt_tokens=est + PROMPT_OVERHEAD_TOKENS)
+    res.cov.chunks_total = 1
+    if ctx.opts.dry_run:
+        return res
+    o = await one_call(ctx, "direct", chunk, material=material)
+    if not o.ok:
+        res.fail(unit_of(chunk), o)
+        return res
+    res.read(chunk)
+    res.model_answer = o.result.answer.strip()
+    shown = ShownLines(chunk)
+    for ln in dict.fromkeys(o.result.cites):  # a cite without a quote: the line must exist
+        ev = res.evidence.add(evidence.verify_lines(shown, src.display, ln, ln, None,
+                                                    require_quote=False))
+        if ev.ok:
+            res.findings.append(code_finding(f"f{len(res.findings) + 1}", "cited by the answer",
+                                             src, ln, ln, True, chunk.id))
+    res.answer_parts.append(f"Read directly: all {src.line_count:,} lines in one call; "
+                            "no chunking or fan-out was needed.")
+    return res

@@ -1,0 +1,99 @@
+"""Grep: code searches the anchors; the matching regions go to one call when they fit, else
+fan out over the regions. Code's hits are findings whatever the model says; its wording of
+them is optional (a failed answer call is declared, and code's timeline is shown)."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from rlm.codeonly import answers as by_code
+from rlm.codeonly.timeline import grep_timeline
+from rlm.codeonly.wording import wording_failed_note
+from rlm.corpus.grep import regions, search
+from rlm.corpus.index import Chunk, iter_chunks
+from rlm.corpus.lines import number_lines
+from rlm.corpus.source import TextSource
+from rlm.run.window import PROMPT_OVERHEAD_TOKENS
+from rlm.schemas import Estimate
+from rlm.strategies import fanout
+from rlm.strategies.base import Context, Result, one_call
+
+GREP_LINE_CHARS = 400  # grep hits are shown with less of each line: many hits, one call
+MAX_HITS_PER_FILE = 5000
+
+
+async def run(ctx: Context) -> Result:
+    res = ctx.new_result()
+    anchors = ctx.decision.anchors
+    hits: list[tuple[TextSource, list[int]]] = []
+    truncated = False
+    for src in ctx.corpus.sources:
+        r = search(src, anchors)
+        res.cov.bytes_scanned_by_code += src.size
+        res.cov.lines_scanned_by_code += src.line_count
+        truncated |= r.truncated
+        if r.hit_lines:
+            hits.append((src, r.hit_lines))
+    scanned = res.cov.lines_scanned_by_code
+    if truncated:
+        res.cov.declared.append(f"grep stopped collecting after {MAX_HITS_PER_FILE:,} matching "
+                                "lines per file")
+    why = f"{sum(len(h) for _, h in hits)} line(s) match " + ", ".join(repr(a) for a in anchors)
+    res.reasons.append(f"code search: {why} in {scanned:,} lines")
+    if not hits:
+        res.answer_parts.append(f"No line matches {', '.join(repr(a) for a in anchors)} in "
+                                f"{scanned:,} lines searched by code; no model call was made.")
+        return res
+    if ctx.code_only:
+        if not ctx.opts.dry_run:
+            by_code.answer_grep(res, hits)
+        return res
+    ctx_lines = 0 if ctx.corpus.probe.kind == "log" else 2
+    parts = [(src, a, b) for src, lines in hits for a, b in regions(lines, ctx_lines, src.line_count)]
+    material = "\n".join(
+        (f"--- {src.display} ---\n" if len(hits) > 1 else "")
+        + number_lines(src.lines(a, b), a, max_chars=GREP_LINE_CHARS)[0]
+        for src, a, b in parts)
+    tokens = ctx.model.count_tokens(material)
+    if tokens <= ctx.window:
+        res.estimate = Estimate(calls=1, prompt_tokens=tokens + PROMPT_OVERHEAD_TOKENS)
+        await _one_call(ctx, res, hits, parts, material, why)
+        return res
+    res.reasons.append(f"the matches (~{tokens:,} tokens) do not fit one call: "
+                       "fan-out over the matching regions")
+    max_bytes = int(ctx.window * ctx.cpt)
+
+    def chunks() -> Iterator[Chunk]:
+        for src, lines in hits:
+            yield from iter_chunks(src, max_bytes,
+                                   line_ranges=regions(lines, ctx_lines, src.line_count))
+
+    await fanout.map_chunks(ctx, res, chunks, max_bytes)
+    return res
+
+
+async def _one_call(ctx: Context, res: Result, hits, parts, material: str, why: str) -> None:
+    res.cov.chunks_total = 1
+    if ctx.opts.dry_run:
+        return
+    first = hits[0][0]
+    pseudo = Chunk("g0001", first.display, parts[0][1], parts[-1][2], 0, 0, "", first)
+    o = await one_call(ctx, "grep", pseudo, why=why, material=material)
+    by_code.add_hit_findings(res, hits, pseudo.id)
+    timeline = grep_timeline(by_code.grep_items(hits), ctx.decision.anchors)
+    if not o.ok:  # the answer is optional wording over code's hits: say so, show code's
+        res.cov.declared.append(wording_failed_note(1, 1, o.error or "failed", "answer call"))
+        res.answer_parts.extend(timeline)
+        return
+    res.cov.chunks_ok = 1
+    res.cov.lines_read_by_model = sum(b - a + 1 for _, a, b in parts)
+    res.cov.bytes_read_by_model = len(material.encode())
+    res.model_answer = o.result.answer.strip()
+    shown = {ln for _, a, b in parts for ln in range(a, b + 1)}
+    bad = [c for c in o.result.cites if c not in shown]
+    if bad:
+        res.cov.declared.append(f"the model cited lines that were not shown to it "
+                                f"({', '.join(map(str, bad[:5]))}); those cites were ignored")
+    res.answer_parts.append(f"No fan-out was needed: {sum(len(h) for _, h in hits)} "
+                            f"candidate line(s) found by code search fit in one call.")
+    res.answer_parts.extend(timeline)
