@@ -51,10 +51,12 @@ def usable_window(model: Model, opts: AskOptions | None = None) -> int:
 
 
 def _from_report(system: str, rep, events: dict, wall: float) -> RunResult:
+    from rlm.render import answer_markdown  # scored on what a reader sees, findings included
+
     cov = rep.coverage
     r = RunResult(system=system, strategy=rep.strategy,
                   findings=[f.model_dump(mode="json") for f in rep.findings],
-                  answer=rep.answer, calls=rep.usage.calls, prompt_tokens=rep.usage.prompt_tokens,
+                  answer=answer_markdown(rep), calls=rep.usage.calls, prompt_tokens=rep.usage.prompt_tokens,
                   completion_tokens=rep.usage.completion_tokens, wall_s=round(wall, 1),
                   complete=cov.complete, statement=cov.statement,
                   failed=[c.model_dump(mode="json") for c in cov.chunks_failed],

@@ -1,6 +1,7 @@
 """The eval harness: every case, rlm next to two baselines, scored by code against answer keys.
 
     python -m evals.run [--quick] [--cases log-anomalies,fault,...] [--model M --base-url URL]
+    python -m evals.run --suite sim,sniah,oolong [--quick] [--model M --base-url URL]
 
 Cases (fixture sizes for the default run, then --quick):
 - log-anomalies      log fixture (600,000 lines; 20,000), "anomalies?": a needle counts when a
@@ -511,6 +512,8 @@ def parse_args(argv=None):
     ap = argparse.ArgumentParser(prog="python -m evals.run", description=__doc__.split("\n")[0])
     ap.add_argument("--model", help="local (default) | openai:NAME | NAME with --base-url")
     ap.add_argument("--base-url", help="OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1")
+    ap.add_argument("--suite", help="comma-separated suites instead of the cases: sim (every "
+                    "fixture path with simulated readers), sniah, oolong (evals/suites.py)")
     ap.add_argument("--cases", default=",".join(ALL_CASES),
                     help=f"comma-separated subset of: {', '.join(ALL_CASES)}")
     ap.add_argument("--quick", action="store_true",
@@ -537,6 +540,10 @@ def parse_args(argv=None):
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    if args.suite:
+        from evals.suites_main import main_suites
+
+        return main_suites(args)
     cases = [c.strip() for c in args.cases.split(",") if c.strip()]
     bad = [c for c in cases if c not in CASE_FUNCS]
     if bad:

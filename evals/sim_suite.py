@@ -4,7 +4,8 @@ perfect reader finds, and what it lets through of what a bad one invents.
     python -m evals.run --suite sim [--quick]
 
 Cases: log-anomalies (profile path), log-needle (grep), notes (direct), transcript-story and
-transcript-revised (fan-out), and the S-NIAH and OOLONG style suites (evals/bench_suites.py).
+transcript-revised (fan-out), repository audit and requirements mining (evals/sim_repo.py);
+the S-NIAH and OOLONG style suites are in evals/suites.py.
 Readers: oracle, noisy (seeded damage), adversarial (on a copy with planted instructions).
 Baselines on the oracle: naive fan-out (no gate) and truncated direct read.
 """
@@ -81,27 +82,62 @@ def adversarial_copy(case: Case, workdir: Path) -> Case:
 
 async def run_case(case: Case, kind: str, system: str = "rlm", seed: int = 0,
                    context: int | None = None, concurrency: int = 4, rates: dict | None = None,
-                   max_calls: int | None = None, max_wall_s: float | None = None) -> dict:
-    server, reader = start_sim(kind, case.key, seed=seed, rates=rates)
-    reset_mode_cache()
-    model = OpenAICompatModel(f"sim:{kind}", server.url, context_tokens=context or case.context,
-                              timeout=10.0,
-                              max_attempts=4, backoff_base=0.01)
-    kw = {"timeout": 10.0, "concurrency": concurrency}
+                   max_calls: int | None = None, max_wall_s: float | None = None,
+                   model=None, timeout: float = 10.0) -> dict:
+    """One run of `system` on a case: against a simulated reader of `kind`, or against `model`
+    (a real one, when given; scored with the same key, no damage log)."""
+    server = reader = None
+    if model is None:
+        server, reader = start_sim(kind, case.key, seed=seed, rates=rates)
+        reset_mode_cache()
+        m = OpenAICompatModel(f"sim:{kind}", server.url, context_tokens=context or case.context,
+                              timeout=timeout, max_attempts=4, backoff_base=0.01)
+    else:
+        m = model
+    kw = {"timeout": timeout, "concurrency": concurrency}
     t0 = time.monotonic()
     try:
         if system == "rlm":
-            r = await run_rlm(model, str(case.path), case.question, max_calls=max_calls,
+            r = await run_rlm(m, str(case.path), case.question, max_calls=max_calls,
                               max_wall_s=max_wall_s, **kw)
         elif system == "naive-fanout":
-            r = await run_naive(model, str(case.path), case.question, None, **kw)
+            r = await run_naive(m, str(case.path), case.question, None, **kw)
         else:
-            r = await run_truncated(model, str(case.path), case.question, timeout=10.0)
+            r = await run_truncated(m, str(case.path), case.question, timeout=timeout)
     finally:
-        await model.aclose()
-        server.stop()
-    s = score(r, case.path, case.qk, reader.log)
-    return sim_row(case, kind, r, s, time.monotonic() - t0)
+        if server is not None:
+            await m.aclose()
+            server.stop()
+    s = score(r, case.path, case.qk, reader.log if reader else [])
+    row = sim_row(case, kind, r, s, time.monotonic() - t0)
+    row["model"] = f"sim:{kind}" if model is None else model.name
+    return row
+
+
+async def sim_fixture_suite(workdir: Path, quick: bool, models: list, concurrency: int = 8,
+                            timeout: float = 300.0) -> list[dict]:
+    """Every fixture path with every reader, and the baselines with the oracle."""
+    cases = (log_cases(workdir, 20_000 if quick else 200_000)
+             + transcript_cases(workdir, 300 if quick else 1200) + [notes_case(workdir)])
+    rows = []
+    for c in cases:
+        for kind in ("oracle", "noisy"):
+            rows.append(await run_case(c, kind, seed=5, concurrency=concurrency))
+        rows.append(await run_case(adversarial_copy(c, workdir), "adversarial",
+                                   concurrency=concurrency))
+        for system in ("naive-fanout", "truncated-direct"):
+            rows.append(await run_case(c, "oracle", system, concurrency=concurrency))
+        for m in models:
+            rows.append(await run_case(c, "", "rlm", model=m, concurrency=concurrency,
+                                       timeout=timeout))
+    from evals.sim_repo import audit_case, mine_case
+
+    for case in (audit_case, mine_case):
+        for kind in ("oracle", "noisy"):
+            rows.append(await case(workdir, kind, seed=5))
+        for m in models:
+            rows.append(await case(workdir, "", model=m))
+    return rows
 
 
 def sim_row(case: Case, kind: str, r: RunResult, s: dict, wall: float) -> dict:

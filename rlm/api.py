@@ -14,6 +14,7 @@ from typing import Callable
 
 import anyio
 
+from rlm import aggregate_map
 from rlm import interrupt as scanctl
 from rlm import report as report_mod
 from rlm import strategies
@@ -26,7 +27,7 @@ from rlm.run.options import RunOptions
 from rlm.run.session import Session
 from rlm.run.window import chars_per_token, size_window
 from rlm.schemas import Report
-from rlm.strategies import gate, synthesis
+from rlm.strategies import counting, gate, synthesis
 from rlm.strategies.base import Context, scan_interrupted
 
 
@@ -71,7 +72,7 @@ async def answer(s: Session, corpus: Corpus, question: str) -> Report:
                                      "before the gate"])
         ctx = Context(s, corpus, question, dec, win.tokens, 3.0)
         return report_mod.build(ctx, scan_interrupted(ctx, ctx.new_result()))
-    cpt = chars_per_token(s.model, pr.samples)
+    cpt = chars_per_token(s.model, pr.samples, pr.lines)
     dec = gate.decide(pr, question, win.tokens, int(pr.bytes / cpt) + 1,
                       getattr(s.opts, "strategy", None), n_sources=len(corpus.sources),
                       code_only=is_code_only(s.model), window_note=win.note)
@@ -79,7 +80,12 @@ async def answer(s: Session, corpus: Corpus, question: str) -> Report:
     ctx = Context(s, corpus, question, dec, win.tokens, cpt)
     try:
         with scanctl.scanning(f"{dec.strategy} scan", pr.bytes):
-            res = await strategies.run(dec.strategy, ctx)
+            if counting.applies(ctx):  # counting lines of a log: code alone, exact numbers
+                res = await counting.run(ctx)
+            elif aggregate_map.applies(ctx):  # counting: records by the model, numbers by code
+                res = await aggregate_map.run(ctx)
+            else:
+                res = await strategies.run(dec.strategy, ctx)
     except scanctl.ScanInterrupted:
         return report_mod.build(ctx, scan_interrupted(ctx, ctx.result or ctx.new_result()))
     if res.synthesize and not s.opts.dry_run:

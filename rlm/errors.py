@@ -25,6 +25,10 @@ class ModelCallError(RlmError):
         self.reason = reason
 
 
+class ContextTooLong(ModelCallError):
+    """The server says the prompt does not fit the model's context: split the unit, retry."""
+
+
 class BudgetExhausted(RlmError):
     """The shared budget (tokens, calls, wall time) ran out."""
 

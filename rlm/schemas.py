@@ -113,6 +113,7 @@ class Finding(BaseModel):
     label: str | None = None
     group: str | None = None  # findings sharing an identifier (e.g. one session id)
     note: str | None = None  # why unverified, or how the range was corrected
+    rules: list[str] | None = None  # which code rules picked the line (profile candidates)
 
 
 class CorpusInfo(BaseModel):
@@ -127,6 +128,7 @@ class Estimate(BaseModel):
     calls: int
     prompt_tokens: int
     seconds: float | None = None
+    basis: str | None = None  # where the speed behind `seconds` comes from (rlm.models.speed)
 
 
 class GateInfo(BaseModel):
@@ -220,3 +222,4 @@ class Report(BaseModel):
     run_id: str = ""
     dry_run: bool = False
     redaction: RedactionInfo = Field(default_factory=RedactionInfo)
+    aggregate: dict | None = None  # counting questions: counts and the items behind each number

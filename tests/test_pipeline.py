@@ -141,7 +141,10 @@ def test_fanout_reads_every_chunk_and_synthesises(tmp_path, fake_server):
     assert rep.strategy == "fanout"
     assert rep.coverage.chunks_ok == rep.coverage.chunks_total > 1
     assert [(f.source.line_start, f.verified) for f in rep.findings] == [(1235, True)]
-    assert rep.answer.startswith("The committee approved a change.")
+    # code says what was found first, then the model's answer
+    head, said = rep.answer.split("\n\n")[:2]
+    assert head.startswith("**Found:** 1 verified finding") and ":1235" in head
+    assert said == "The committee approved a change."
     synth = [r for r in fake_server.requests if r["schema_name"] == "AnswerResult"]
     assert len(synth) == 1 and "Paragraph" not in synth[0]["user_text"]  # clean prompt
 
@@ -181,7 +184,9 @@ def test_quote_not_in_cited_lines_is_unverified(tmp_path, fake_server):
     assert "not found" in by_line[1700].note
     synth = [r for r in fake_server.requests if r["schema_name"] == "AnswerResult"][0]
     assert ":1700" not in synth["user_text"] and ":700" in synth["user_text"]
-    assert "Not verified (1)" in rep.answer
+    from rlm.render import answer_markdown  # findings are data; Markdown shows them apart
+
+    assert "Not verified (1)" in answer_markdown(rep) and "Not verified" not in rep.answer
 
 
 def test_line_numbers_are_file_lines_including_last_line_without_newline(tmp_path, fake_server):
@@ -289,3 +294,19 @@ def test_map_citations_go_through_the_one_evidence_rule(tmp_path, fake_server):
     assert "quote found at" in budget.note and budget.evidence == "The BUDGET was raised to 40k."
     assert not kettle.verified and "not found" in kettle.note
     assert (rep.evidence.verified, rep.evidence.corrected, rep.evidence.rejected) == (0, 1, 1)
+
+
+def test_the_json_answer_is_the_answer_and_markdown_renders_the_rest(tmp_path, fake_server):
+    """The report's answer is the model's words and code's notes; findings, evidence counts and
+    coverage are data that rlm.render draws (they are not copied into the answer)."""
+    from rlm.render import answer_markdown, report_markdown
+
+    p = _prose(tmp_path, planted={700: "The BUDGET was raised to 40k."})
+    fake_server.on("MapResult", keyword_mapper("BUDGET"))
+    fake_server.on("AnswerResult", lambda r, t: {"answer": "The budget was raised.", "cites": [1]})
+    rep = run(p, "what happened to the budget?", fake_server, strategy="fanout")
+    assert rep.answer == f"**Found:** 1 verified finding (`{p}:700`).\n\nThe budget was raised."
+    md = answer_markdown(rep)
+    assert md.startswith(rep.answer) and "### Verified findings (1)" in md
+    assert rep.coverage.statement in md and "Evidence checked by code: 1 verified" in md
+    assert "## Answer" in report_markdown(rep) and md in report_markdown(rep)

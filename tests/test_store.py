@@ -18,7 +18,7 @@ from rlm.engine.call import call_json
 from rlm.models.base import Limits
 from rlm.models.cached import CachedModel
 from rlm.models.openai_compat import OpenAICompatModel, reset_mode_cache
-from rlm.progress import Progress
+from rlm.render.progress import Progress
 from rlm.schemas import MapResult
 from rlm.store import CallCache, RunStore, redact_argv
 

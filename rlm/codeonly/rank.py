@@ -19,6 +19,7 @@ from bisect import bisect_right
 from dataclasses import dataclass
 
 from rlm.corpus.source import TextSource
+from rlm.interrupt import checkpoint
 
 PASSAGE_LINES = 8
 K1, B = 1.2, 0.75
@@ -94,8 +95,11 @@ def rank_passages(sources: list[TextSource], question: str, k: int = 5,
         total_bytes += src.size
         data = src.data
         for ti, t in enumerate(terms):
+            checkpoint()  # Ctrl-C stops the ranking scan
             n = 0
             for m in _term_re(t).finditer(data):
+                if not n & 0xFFF:
+                    checkpoint(m.start(), src.size)
                 pid = (bisect_right(offs, m.start()) - 1) // passage_lines
                 d = tf.setdefault((si, pid), {})
                 d[ti] = d.get(ti, 0) + 1

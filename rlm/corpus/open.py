@@ -8,7 +8,8 @@ from pathlib import Path
 
 from rlm import interrupt as scanctl
 from rlm.corpus.lines import MAX_LINE_CHARS
-from rlm.corpus.probe import Probe, classify, probe_source
+from rlm.corpus.logset import open_gz, time_order
+from rlm.corpus.probe import Probe, probe_source
 from rlm.corpus.source import TextSource
 from rlm.errors import UsageError
 
@@ -46,45 +47,49 @@ def _open_folder(root: Path, display: str) -> Corpus:
     from rlm.corpus.walk import walk
 
     res = walk(root)
+    gz, res.skipped = open_gz(root, res.skipped)  # rotated app.log.2.gz: read decompressed
     sources: list[TextSource] = []
     skipped: list[dict] = []
+    kinds: set[str] = set()
     for s in res.skipped:
         incomplete = s.reason.startswith("unreadable")
         skipped.append({"path": s.path, "reason": s.reason, "incomplete": incomplete})
     total_b = total_l = 0
     samples: list[str] = []
     notes: list[str] = []
-    for fe in res.files:
+    entries = [(fe.path, None) for fe in res.files] + gz
+    for rel, opened in entries:
         scanctl.checkpoint()
-        fp = root / fe.path
+        fp = root / rel
         try:
-            src = TextSource(fp, display=fe.path)
+            src = opened or TextSource(fp, display=rel)
             pr = probe_source(src)
         except (OSError, UsageError) as e:
-            skipped.append({"path": fe.path, "reason": f"unreadable: {e}", "incomplete": True})
+            skipped.append({"path": rel, "reason": f"unreadable: {e}", "incomplete": True})
             continue
         if pr.kind == "empty":
-            skipped.append({"path": fe.path, "reason": "empty", "incomplete": False})
+            skipped.append({"path": rel, "reason": "empty", "incomplete": False})
             src.close()
             continue
         if pr.kind == "binary":
-            skipped.append({"path": fe.path, "reason": "binary", "incomplete": False})
+            skipped.append({"path": rel, "reason": "binary", "incomplete": False})
             src.close()
             continue
         sources.append(src)
+        kinds.add(pr.kind)
         total_b += pr.bytes
         total_l += pr.lines
         samples.extend(pr.samples[:3])
-        notes.extend(f"{fe.path}: {n}" for n in pr.notes if "trailing newline" not in n)
+        notes.extend(f"{rel}: {n}" for n in pr.notes if "trailing newline" not in n)
         if pr.longest_line > MAX_LINE_CHARS * 4:
-            notes.append(f"{fe.path}: a line of {pr.longest_line:,} bytes is cut by bytes into chunks")
+            notes.append(f"{rel}: a line of {pr.longest_line:,} bytes is cut by bytes into chunks")
     if not sources:
         raise UsageError(f"{display}: no readable text files (skipped {len(skipped)})")
     probe = Probe(path=display, bytes=total_b, lines=total_l, files=len(sources),
                   kind="folder", samples=samples[:50], notes=notes)
-    kinds = {classify(samples, "")}
-    if kinds == {"log"}:
-        probe.kind = "folder"
+    if kinds == {"log"}:  # a folder of logs is one log corpus, its files in time order
+        probe.kind = "log"
+        sources = time_order(sources)
     return Corpus(display, sources, probe, skipped)
 
 

@@ -6,16 +6,20 @@ stdout belongs to the protocol on stdio: rlm writes its warnings to stderr only.
 from __future__ import annotations
 
 import logging
+import warnings
 
 from mcp.server.mcpserver import MCPServer
+from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp_types import ToolAnnotations
 
 import rlm
 from rlm.errors import UsageError
 from rlm.mcp import descriptions as d
 from rlm.mcp.config import ServerConfig
+from rlm.mcp.roots import Roots
 from rlm.mcp.tools import RlmTools
 
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
 INSTRUCTIONS = (
     "rlm answers questions about files and folders too big for your context (logs, transcripts, "
     "repositories) and reports honest coverage: what a model read, what code scanned, what failed. "
@@ -24,6 +28,9 @@ INSTRUCTIONS = (
 
 
 def build_server(cfg: ServerConfig) -> MCPServer:
+    # sampling and roots are deprecated in the 2026-07-28 spec; rlm uses them only where the
+    # client offers them, and the warnings would only clutter stderr
+    warnings.filterwarnings("ignore", category=MCPDeprecationWarning)
     tools = RlmTools(cfg)
     server = MCPServer("rlm", version=rlm.__version__, instructions=INSTRUCTIONS,
                        log_level="WARNING")
@@ -52,7 +59,16 @@ def serve(cfg: ServerConfig) -> None:
     server = build_server(cfg)
     logging.getLogger("mcp").setLevel(logging.WARNING)
     if cfg.http:
+        import sys
+
         host, port = parse_http(cfg.http)
+        roots = ", ".join(str(r) for r in Roots(cfg.roots).all)
+        print(f"rlm mcp: streamable HTTP at http://{host}:{port}/mcp, reading under {roots}",
+              file=sys.stderr, flush=True)
+        if host not in LOOPBACK:
+            print(f"rlm mcp: warning: {host} is not a loopback address and this server has no "
+                  "authentication: anyone who can reach it can read under the roots",
+                  file=sys.stderr, flush=True)
         anyio.run(lambda: server.run_streamable_http_async(host=host, port=port))
     else:
         anyio.run(server.run_stdio_async)

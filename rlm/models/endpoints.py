@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from rlm.errors import ModelCallError, ModelUnreachable
+from rlm.errors import ContextTooLong, ModelCallError, ModelUnreachable
 from rlm.models.base import Completion, Limits
 from rlm.models.openai_compat import redact_url
 
@@ -77,6 +77,8 @@ class EndpointPool:
             st.in_flight += 1
             try:
                 comp = await m.complete(messages, schema, limits, schema_name=schema_name)
+            except ContextTooLong:  # the prompt's fault, not the endpoint's: the caller splits
+                raise
             except (ModelCallError, ModelUnreachable) as e:
                 st.failures += 1
                 st.consecutive_failures += 1

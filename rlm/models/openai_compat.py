@@ -36,7 +36,7 @@ import httpx
 import orjson
 from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt
 
-from rlm.errors import ModelCallError, ModelUnreachable
+from rlm.errors import ContextTooLong, ModelCallError, ModelUnreachable
 from rlm.models.base import Completion, Limits, Usage, before_request
 
 MODES = ("json_schema", "json_object+schema", "json_object", "text")
@@ -104,6 +104,9 @@ class _ModeRefused(Exception):
         self.explicit = explicit
 
 
+_CONTEXT_ERROR = re.compile(r"context.?(length|window|size)|maximum context|too many tokens|"
+                            r"prompt is too long|input is too long|exceeds? the available context|"
+                            r"reduce the length", re.I)
 _MODE_ERROR_WORDS = ("response_format", "json_schema", "json_object", "schema", "grammar", "response format")
 
 
@@ -432,6 +435,10 @@ class OpenAICompatModel:
             return data
 
         msg = self._scrub(_error_message(resp))
+        if status in (400, 413, 422, 500) and _CONTEXT_ERROR.search(msg):
+            # not a refused response_format and nothing a retry fixes: the caller splits
+            raise ContextTooLong(f"HTTP {status}: the prompt does not fit the model's context "
+                                 f"({_short(msg, 100)})")
         mentions_mode = any(w in msg.lower() for w in _MODE_ERROR_WORDS)
         if can_fall_back and "response_format" in body:
             if status in (400, 422) or (status in (400, 422, 500) and mentions_mode):

@@ -45,13 +45,28 @@ def size_window(models: Sequence[Model], usable_fraction: float) -> Window:
     return Window(max(MIN_WINDOW_TOKENS, tokens), note)
 
 
-def chars_per_token(model: Model, samples: Sequence[str]) -> float:
-    """Measured on sample lines with the model's own tokenizer (or its ratio)."""
+CHUNK_FILL = 0.9  # of the window: room for a chunk a little denser than the samples
+
+
+def chars_per_token(model: Model, samples: Sequence[str], lines: int = 1) -> float:
+    """Bytes per token (chunks are cut by bytes), measured on the sample lines as they are
+    sent (numbered, with numbers of the file's magnitude) with the model's own tokenizer where
+    it is local, else the byte-level estimate of rlm.run.fit (non-ASCII counted). Each chunk
+    is measured again on its own text before it is sent."""
+    from rlm.run import fit
+
     text = "\n".join(samples)[:20_000]
     if not text.strip():
         return 3.0
-    n = max(1, model.count_tokens(text))
-    return max(1.0, len(text) / n)
+    width = len(str(max(1, lines)))
+    sent = "\n".join(f"{'9' * width}| {s}" for s in text.split("\n"))
+    n = max(1, fit.estimate(model, sent))
+    return max(1.0, len(text.encode("utf-8", "replace")) / n)
+
+
+def chunk_bytes(window_tokens: int, bytes_per_token: float) -> int:
+    """Chunk size in bytes: the window at the measured ratio, less a margin (CHUNK_FILL)."""
+    return max(256, int(window_tokens * bytes_per_token * CHUNK_FILL))
 
 
 def est_tokens(chars: int, chars_per_token: float = CODE_CHARS_PER_TOKEN) -> int:

@@ -6,6 +6,8 @@ from __future__ import annotations
 from rlm import evidence
 from rlm.corpus.index import Chunk, ShownLines
 from rlm.corpus.lines import MAX_LINE_CHARS
+from rlm.estimate import announce
+from rlm.run import fit
 from rlm.run.window import PROMPT_OVERHEAD_TOKENS
 from rlm.schemas import Estimate
 from rlm.strategies.base import ranked_by_code, Context, Result, code_finding, one_call, unit_of
@@ -20,13 +22,18 @@ async def run(ctx: Context) -> Result:
     src = ctx.corpus.sources[0]
     chunk = Chunk("c0001", src.display, 1, src.line_count, 0, src.size, "", src)
     material = chunk.numbered_text(MAX_LINE_CHARS)
-    est = (ctx.model.count_tokens(material) if src.size < EXACT_COUNT_MAX_BYTES
+    est = (fit.estimate(ctx.model, material) if src.size < EXACT_COUNT_MAX_BYTES
            else ctx.est_tokens(src.size))
+    if est > ctx.window and not ctx.decision.forced:
+        return await _to_fanout(ctx, f"its own text is ~{est:,} tokens")
     res.estimate = Estimate(calls=1, prompt_tokens=est + PROMPT_OVERHEAD_TOKENS)
     res.cov.chunks_total = 1
     if ctx.opts.dry_run:
         return res
+    announce(ctx, res.estimate)  # measured-speed seconds; progress flags a 3x overrun
     o = await one_call(ctx, "direct", chunk, material=material)
+    if not o.ok and fit.TOO_LONG in (o.reason or "") and not ctx.decision.forced:
+        return await _to_fanout(ctx, "the server said it does not fit the model's context")
     if not o.ok:
         res.fail(unit_of(chunk), o)
         return res
@@ -42,3 +49,13 @@ async def run(ctx: Context) -> Result:
     res.answer_parts.append(f"Read directly: all {src.line_count:,} lines in one call; "
                             "no chunking or fan-out was needed.")
     return res
+
+
+async def _to_fanout(ctx: Context, why: str) -> Result:
+    """The file is too big for one call after all: it is read in chunks, never dropped."""
+    from rlm.strategies import fanout
+
+    ctx.decision.strategy = "fanout"
+    ctx.decision.reasons.append(f"not one call after all: {why}, over the usable window of "
+                                f"{ctx.window:,}: fan-out")
+    return await fanout.run(ctx)

@@ -15,7 +15,9 @@ from rlm.engine.mapper import Outcome, map_items
 from rlm.engine.reducer import reduce_findings, render
 from rlm.models.base import Limits
 from rlm.run.events import Plan, ReduceNote, UnitStarted
-from rlm.run.window import PROMPT_OVERHEAD_TOKENS
+from rlm.estimate import announce
+from rlm.run import fit, longrun
+from rlm.run.window import PROMPT_OVERHEAD_TOKENS, chunk_bytes
 from rlm.schemas import Estimate, Finding, Source
 from rlm.strategies.base import ranked_by_code, RECIPE, Context, Result, done, unit_of
 
@@ -24,7 +26,7 @@ async def run(ctx: Context) -> Result:
     if ctx.code_only:
         return ranked_by_code(ctx)
     res = ctx.new_result()
-    max_bytes = max(256, int(ctx.window * ctx.cpt))
+    max_bytes = chunk_bytes(ctx.window, ctx.cpt)
 
     def chunks() -> Iterator[Chunk]:
         for src in ctx.corpus.sources:
@@ -66,18 +68,29 @@ async def map_chunks(ctx: Context, res: Result, make_chunks: Callable[[], Iterab
     total = _plan(ctx, res, numbered, max_bytes)
     if ctx.opts.dry_run:
         return
+    longrun.check(ctx, res.estimate, res.reasons)
     ctx.emit(Plan(total, ctx.opts.concurrency))
+    announce(ctx, res.estimate)  # measured-speed seconds; progress flags a 3x overrun
     t = recipe.task(RECIPE, "map")
     out_model = recipe.schema_model(RECIPE, "map")
 
-    async def work(c: Chunk):
-        ctx.emit(UnitStarted(c.id, c.path, c.line_start, c.line_end))
+    async def read(c: Chunk):
         msgs = recipe.messages(RECIPE, "map", question=ctx.q, where=c.describe(),
                                material=c.numbered_text(MAX_LINE_CHARS))
         out, _ = await call_json(ctx.sub, msgs, out_model,
                                  Limits(max_tokens=t["max_tokens"], timeout=ctx.opts.timeout),
                                  ctx.budget)
         return out
+
+    split_ids: set[str] = set()
+
+    async def work(c: Chunk):  # a chunk too big for the context is read in pieces
+        ctx.emit(UnitStarted(c.id, c.path, c.line_start, c.line_end))
+        parts = await fit.read_fitting(
+            c, read, lambda p: fit.estimate(ctx.sub, p.numbered_text(MAX_LINE_CHARS))
+            <= ctx.window, on_split=lambda p: split_ids.add(p.id))
+        return parts[0] if len(parts) == 1 else out_model.model_construct(
+            findings=[f for r in parts for f in r.findings])
 
     verified: list[Finding] = []
     unverified: list[Finding] = []
@@ -98,6 +111,11 @@ async def map_chunks(ctx: Context, res: Result, make_chunks: Callable[[], Iterab
     await map_items(numbered(), work, key=lambda c: c.id, concurrency=ctx.opts.concurrency,
                     budget=ctx.budget, cancel_scope=ctx.session.scope, on_outcome=finished,
                     keep_results=False)
+    if split_ids:
+        n = len(split_ids)
+        res.cov.declared.append(f"{n} {'chunk was' if n == 1 else 'chunks were'} too big for the "
+                                "model's context (by the estimate on its own text, or by the "
+                                "server) and read in pieces")
     # file order, not completion order: reduce/synthesis prompts (and the call cache) stay
     # the same from one run to the next
     for fs in (verified, unverified):

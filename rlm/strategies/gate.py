@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from rlm.corpus.grep import extract_anchors
 from rlm.corpus.probe import Probe
 from rlm.errors import UsageError
+from rlm.words import n_
 
 DIRECT_MAX_BYTES = 256 * 1024
 DIRECT_MAX_LINES = 5000
@@ -47,10 +48,19 @@ def decide(probe: Probe, question: str, usable_tokens: int, est_tokens: int,
         raise UsageError(f"unknown strategy {force!r} (direct, grep, profile, fanout)")
     dec = by_size(probe, question, usable_tokens, est_tokens, force)
     if dec.strategy == "direct" and n_sources > 1 and not dec.forced:
-        dec = Decision("fanout", dec.reasons + [f"{probe.files} files: one chunk per file "
-                                                "(direct reads take one file)"], dec.anchors)
-    if dec.strategy == "profile" and (n_sources > 1 or probe.kind != "log") and not dec.forced:
-        dec = Decision("fanout", dec.reasons + ["profiles need one log file"], dec.anchors)
+        if probe.kind == "log" and is_open_question(question) and not dec.anchors:
+            dec = Decision("profile", dec.reasons + [
+                f"a folder of {probe.files} logs with an open question: code profiles all "
+                "files as one log (one template table, files in time order)"], dec.anchors)
+        else:
+            dec = Decision("fanout", dec.reasons + [f"{probe.files} files: one chunk per file "
+                                                    "(direct reads take one file)"], dec.anchors)
+    if dec.strategy == "profile" and probe.kind != "log" and not dec.forced:
+        dec = Decision("fanout", dec.reasons + ["profiles need a log (a file or a folder of "
+                                                "logs)"], dec.anchors)
+    elif dec.strategy == "profile" and n_sources > 1:
+        dec.reasons.append(f"a folder of {n_sources} logs is profiled as one log: one template "
+                           "table, rotated files oldest first, per-file line numbers")
     if code_only:
         from rlm.codeonly.answers import adjust_decision
 
@@ -66,7 +76,8 @@ def by_size(probe: Probe, question: str, usable_tokens: int, est_tokens: int,
             force: str | None = None) -> Decision:
     """usable_tokens: material one call may hold; est_tokens: the corpus' estimated tokens."""
     anchors = extract_anchors(question)
-    size = f"{probe.bytes:,} bytes, {probe.lines:,} lines, {probe.files} file(s), kind {probe.kind}"
+    size = (f"{n_(probe.bytes, 'byte')}, {n_(probe.lines, 'line')}, {n_(probe.files, 'file')}, "
+            f"kind {probe.kind}")
     if force:
         d = Decision(force, [f"strategy forced by --strategy {force} ({size})"], anchors, True)
         return d

@@ -1,5 +1,5 @@
 """Profile: code profiles a log's line shapes; rare shapes and error-level lines are the
-candidates, grouped by shared identifiers, then by shape. A model may label and word each
+candidates (and the rules of rlm/corpus/signals.py), grouped by shared identifiers, then by shape. A model may label and word each
 group in one small call; that wording is optional: a failed call is declared, never a failed
 chunk, because code read every line."""
 
@@ -7,8 +7,10 @@ from __future__ import annotations
 
 from rlm.codeonly.timeline import describe_group
 from rlm.codeonly.wording import guard_label, wording_failed_note
-from rlm.corpus.profile import profile_log
+from rlm.corpus.logset import LogSet, where
+from rlm.corpus.profile import profile_log, why_picked
 from rlm.corpus.source import TextSource
+from rlm.corpus.timewindow import parse_window, window_lines
 from rlm.engine.candidates import Group, group_candidates, judge_group, numbered
 from rlm.engine.mapper import Outcome, map_items
 from rlm.run.events import Plan, UnitStarted
@@ -16,29 +18,37 @@ from rlm.run.ledger import Unit
 from rlm.run.window import PROMPT_OVERHEAD_TOKENS
 from rlm.schemas import Estimate
 from rlm.strategies.base import Context, Result, code_finding, done
+from rlm.estimate import announce
+from rlm.run import longrun
 
 SHOWN_LINES, SHOWN_CHARS = 12, 400  # what one group's call shows (engine.candidates.numbered)
 
 
 async def run(ctx: Context) -> Result:
     res = ctx.new_result()
-    src = ctx.corpus.sources[0]
-    prof = profile_log(src)
+    srcs = ctx.corpus.sources
+    src = srcs[0] if len(srcs) == 1 else LogSet(srcs)  # a folder of logs: one log
+    ranges, w = time_window(res, src, ctx.q)
+    prof = profile_log(src, line_ranges=ranges)
     res.cov.bytes_scanned_by_code, res.cov.lines_scanned_by_code = prof.bytes, prof.lines
+    if ranges is not None:
+        res.cov.bytes_scanned_by_code = sum(src.offsets[b] if b < src.line_count else src.size
+                                            for _, b in ranges) - sum(src.offsets[a - 1]
+                                                                      for a, _ in ranges)
     if prof.overflow:
         res.cov.declared.append("more than 200,000 distinct line shapes: rarer shapes beyond "
                                 "that were counted but not tracked")
     why_by_line: dict[int, str] = {}
     for tp in prof.templates:
-        w = (f"a line shape seen {tp.count} time{'s' if tp.count != 1 else ''} in "
-             f"{prof.lines:,} lines" + (", error level" if tp.error_level else ""))
+        w = why_picked(tp, prof.lines)
         for ln in tp.lines:
             why_by_line.setdefault(prof.record_of.get(ln, ln), w)
     groups = group_candidates(src, prof.candidates, why_by_line)
     res.reasons.append(
         f"profile: {prof.templates_total:,} line shapes in {prof.lines:,} lines; "
         f"{len(prof.candidates)} candidate lines (shapes seen at most {prof.rare_max} "
-        f"time{'s' if prof.rare_max != 1 else ''}, or error level) in {len(groups)} groups")
+        f"time{'s' if prof.rare_max != 1 else ''}, error level, failure words, rare in their "
+        f"component, bursts, silences, returns after a quiet stretch) in {len(groups)} groups")
     if not ctx.code_only:
         est = sum(ctx.model.count_tokens(numbered(g)) for g in groups)
         res.estimate = Estimate(calls=len(groups) + 1,
@@ -52,7 +62,8 @@ async def run(ctx: Context) -> Result:
         res.answer_parts.append(
             f"Code profiled all {prof.lines:,} lines and found {len(prof.candidates)} "
             f"candidate lines in {len(groups)} groups; no model was used.")
-        _findings(ctx, res, src, [Outcome(g) for g in groups], prof.record_end)
+        _findings(ctx, res, src, [Outcome(g) for g in groups], prof.record_end,
+                  prof.rules_by_line)
         return res
 
     def unit(g: Group) -> Unit:
@@ -62,20 +73,42 @@ async def run(ctx: Context) -> Result:
         ctx.emit(UnitStarted(g.id, src.display, g.lines[0], g.lines[-1]))
         return await judge_group(ctx.sub, g, ctx.q, ctx.budget, ctx.opts.timeout)
 
+    longrun.check(ctx, res.estimate, res.reasons)
     ctx.emit(Plan(len(groups), ctx.opts.concurrency))
+    announce(ctx, res.estimate)  # measured-speed seconds; progress flags a 3x overrun
     res.answer_parts.append(
         f"No fan-out was needed: code profiled all {prof.lines:,} lines and the model read "
         f"only the {len(prof.candidates)} candidate lines, in {len(groups)} small calls.")
     outs = await map_items(groups, work, key=lambda g: g.id, concurrency=ctx.opts.concurrency,
                            budget=ctx.budget, cancel_scope=ctx.session.scope,
                            on_outcome=lambda o: done(ctx, unit(o.item), o))
-    _findings(ctx, res, src, outs, prof.record_end)
+    _findings(ctx, res, src, outs, prof.record_end, prof.rules_by_line)
     return res
 
 
-def _findings(ctx: Context, res: Result, src: TextSource, outs: list[Outcome],
-              record_end: dict[int, int]) -> None:
-    """Code-found groups become findings; the model's label and summary only add words."""
+def time_window(res: Result, src, question: str):
+    """(line ranges, window) when the question names a time window ("between 14:00 and
+    14:30", "around 14:05") and the log's lines carry times; (None, None) otherwise."""
+    w = parse_window(question)
+    if w is None:
+        return None, None
+    if isinstance(src, LogSet):
+        res.cov.declared.append(f"the question asks {w.label}, but a folder is profiled whole: "
+                                "time windows restrict one file at a time")
+        return None, w
+    ranges = window_lines(src, w)
+    lines = sum(b - a + 1 for a, b in ranges)
+    where = ", ".join(f"{a:,}-{b:,}" for a, b in ranges[:5]) or "none"
+    res.reasons.append(f"the question asks {w.label}: code profiles only those lines "
+                       f"({lines:,} lines: {where}), found by binary search on the timestamps")
+    res.cov.declared.append(f"restricted to the time window {w.label}: lines {where}")
+    return ranges, w
+
+
+def _findings(ctx: Context, res: Result, src: TextSource | LogSet, outs: list[Outcome],
+              record_end: dict[int, int], rules_by_line: dict[int, list[str]]) -> None:
+    """Code-found groups become findings; the model's label and summary only add words.
+    `src` is a file, or a folder's LogSet (global line numbers, located per file here)."""
     n = failed = 0
     reason = ""
     for o in outs:
@@ -91,7 +124,8 @@ def _findings(ctx: Context, res: Result, src: TextSource, outs: list[Outcome],
         texts = [g.texts[ln] for ln in g.lines]
         g.label, label_note = guard_label(g.label, texts, g.why)
         # code states what it knows; the model's summary is added only when usable
-        claim = describe_group(g.kind, g.key, g.why, [(src.display, ln, g.texts[ln])
+        at = {ln: where(src, ln) for ln in g.lines}  # per-file line numbers in a folder
+        claim = describe_group(g.kind, g.key, g.why, [(at[ln][0].display, at[ln][1], g.texts[ln])
                                                        for ln in g.lines])
         claim += f" (model: {g.claim})" if g.claim else ""
         note = label_note or (None if g.claim or ctx.code_only
@@ -99,9 +133,16 @@ def _findings(ctx: Context, res: Result, src: TextSource, outs: list[Outcome],
         for ln in g.lines:
             n += 1
             end = record_end.get(ln, ln)  # a stack trace stays with its header
-            res.findings.append(code_finding(f"f{n}", claim, src, ln, end, True, g.id,
-                                             label=g.label, group=g.id, note=note))
+            fsrc, local = at[ln]
+            res.findings.append(code_finding(f"f{n}", claim, fsrc, local, local + end - ln,
+                                             True, g.id,
+                                             label=g.label, group=g.id, note=note,
+                                             rules=rules_by_line.get(ln) or None))
         res.groups.append({"id": g.id, "kind": g.kind, "key": g.key, "why": g.why,
-                           "label": g.label, "claim": g.claim, "lines": g.lines})
+                           "label": g.label, "claim": g.claim,
+                           "lines": [at[ln][1] for ln in g.lines],
+                           "paths": [at[ln][0].display for ln in g.lines],
+                           "rules": sorted({r for ln in g.lines
+                                            for r in rules_by_line.get(ln, [])})})
     if failed:
         res.cov.declared.append(wording_failed_note(failed, len(outs), reason))

@@ -1,9 +1,12 @@
-"""Rendering the answer as Markdown. The structure is composed by code from verified findings;
-the model contributes only its short answer text and per-group claims."""
+"""Markdown of a report: the answer, then the findings as code checked them (groups, passages,
+verified and not verified), the reduce and the coverage statement. The report's own `answer`
+is only the answer (the model's words and code's notes); everything else is rendered here."""
 
 from __future__ import annotations
 
+from rlm.run.ledger import mb as size_text
 from rlm.schemas import Finding, Report
+from rlm.words import n_
 
 
 def _ref(f: Finding) -> str:
@@ -16,29 +19,30 @@ def _evidence(f: Finding, width: int = 220) -> str:
     return ev if len(ev) <= width else ev[:width] + "…"
 
 
-def answer_markdown(rep: Report, model_answer: str | None, parts: list[str]) -> str:
-    out: list[str] = []
-    if model_answer:
-        out.append(model_answer)
-    out.extend(parts)
+def answer_markdown(rep: Report) -> str:
+    """The answer with its findings, reduce and coverage statement (what a reader needs)."""
+    out: list[str] = [rep.answer] if rep.answer else []
     verified = [f for f in rep.findings if f.verified]
     unverified = [f for f in rep.findings if not f.verified]
     if rep.groups:
-        out.append(f"### Findings ({len(verified)} lines in {len(rep.groups)} groups, found by code)")
+        out.append(f"### Findings ({n_(len(verified), 'line')} in {n_(len(rep.groups), 'group')}, "
+                   "found by code)")
         by_group: dict[str, list[Finding]] = {}
         for f in rep.findings:
             by_group.setdefault(f.group or "", []).append(f)
         for g in rep.groups:
             fs = by_group.get(g["id"], [])
+            claim = fs[0].claim if fs else g["why"]
             if g["kind"] == "identifier":
-                head = (f"**{g['id']} · one story: {len(fs)} lines share `{g['key']}` "
+                head = (f"**{g['id']} · one story: {n_(len(fs), 'line')} share `{g['key']}` "
                         f"(in file order)**")
+            elif g["why"] and g["why"] in claim:  # the claim says why: not twice
+                head = f"**{g['id']} · {n_(len(fs), 'line')}**"
             else:
-                head = f"**{g['id']} · {len(fs)} line(s): {g['why']}**"
+                head = f"**{g['id']} · {n_(len(fs), 'line')}: {g['why']}**"
             label = f" [model label: {g['label']}]" if g.get("label") else ""
             if fs and fs[0].note and fs[0].note.startswith("the model labelled"):
                 label = f" [label: {g['label']} ({fs[0].note})]"  # rlm.codeonly.wording
-            claim = fs[0].claim if fs else g["why"]
             out.append(f"{head}{label} — {claim}")
             for i, f in enumerate(fs, 1):
                 step = f"{i}. " if g["kind"] == "identifier" else "- "
@@ -47,7 +51,7 @@ def answer_markdown(rep: Report, model_answer: str | None, parts: list[str]) -> 
         from rlm.codeonly.answers import passages_markdown
 
         out.extend(passages_markdown(verified))
-    elif verified and any(p.startswith("Timeline (found by code") for p in parts):
+    elif verified and "Timeline (found by code" in rep.answer:
         pass  # grep hits: code's timeline above lists them
     elif verified:
         out.append(f"### Verified findings ({len(verified)})")
@@ -60,29 +64,47 @@ def answer_markdown(rep: Report, model_answer: str | None, parts: list[str]) -> 
         for f in unverified[:30]:
             out.append(f"- {f.claim} — cited {_ref(f)}: {f.note}")
     if rep.reduce.rounds or rep.reduce.stopped != "fits":
-        out.append(f"_Reduce: {rep.reduce.rounds} round(s), stopped: {rep.reduce.stopped}._")
+        out.append(f"_Reduce: {n_(rep.reduce.rounds, 'round')}, stopped: {rep.reduce.stopped}._")
+    if evidence_line(rep):
+        out.append(evidence_line(rep))
     out.append(f"_{rep.coverage.statement}_")
     return "\n\n".join(out)
 
 
+def evidence_line(rep: Report) -> str:
+    """The evidence counts, worded the same for every command ("" when nothing was cited)."""
+    ev = rep.evidence
+    if not (ev.verified or ev.corrected or ev.rejected):
+        return ""
+    return (f"Evidence checked by code: {ev.verified} verified, {ev.corrected} corrected (the "
+            f"quote was a few lines from the cited range), {ev.rejected} rejected.")
+
+
 def report_markdown(rep: Report) -> str:
-    """The whole report as Markdown: answer, gate, usage. (The answer already ends with coverage.)"""
+    """The whole report as Markdown: header, gate, the answer with findings and coverage, usage."""
     c = rep.corpus
     head = [f"# {rep.command}: {rep.question}",
-            f"Corpus `{c.path}`: {c.bytes:,} bytes, {c.lines:,} lines, {c.files} file(s), kind {c.kind}. "
+            f"Corpus `{c.path}`: {size_text(c.bytes)} ({n_(c.bytes, 'byte')}), {n_(c.lines, 'line')}, "
+            f"{n_(c.files, 'file')}, kind {c.kind}. "
             f"Strategy: **{rep.strategy}**.",
             "Gate: " + " ".join(f"{r.rstrip('.')}." for r in rep.gate.reasons),
-            f"Estimate: {rep.gate.estimate.calls} call(s), ~{rep.gate.estimate.prompt_tokens:,} "
+            f"Estimate: {n_(rep.gate.estimate.calls, 'call')}, ~{rep.gate.estimate.prompt_tokens:,} "
             f"prompt tokens" + (f", ~{rep.gate.estimate.seconds:,.0f} s on {rep.model}"
+                                + (f" (speed: {rep.gate.estimate.basis})" if rep.gate.estimate.basis else "")
                                 if rep.gate.estimate.seconds is not None else "") + "."]
     if rep.dry_run:
-        return "\n\n".join(head + [rep.answer])
+        return "\n\n".join(head + [rep.answer, f"_{rep.coverage.statement}_"])
     u = rep.usage
-    tail = (f"Usage: {u.calls} call(s), {u.prompt_tokens:,} prompt + {u.completion_tokens:,} "
+    tail = (f"Usage: {n_(u.calls, 'call')}, {u.prompt_tokens:,} prompt + {u.completion_tokens:,} "
             f"completion tokens, {u.cached_calls} cached, {u.wall_s:.1f}s. Model: {rep.model}. "
             f"Run: {rep.run_id}.")
+    from rlm.estimate import overrun
+
+    over = overrun(u.wall_s, rep.gate.estimate.seconds)
+    if over:
+        tail += f" The run took {over}."
     if u.endpoints:
         tail += " Endpoints: " + "; ".join(
-            f"{e['url']} {e['calls']} call(s)" + (f", {e['failures']} failed over" if e["failures"] else "")
+            f"{e['url']} {n_(e['calls'], 'call')}" + (f", {e['failures']} failed over" if e["failures"] else "")
             for e in u.endpoints) + "."
-    return "\n\n".join(head + ["## Answer", rep.answer, tail])
+    return "\n\n".join(head + ["## Answer", answer_markdown(rep), tail])

@@ -1,0 +1,203 @@
+"""The S-NIAH and OOLONG style suites: rlm against simulated readers (and a real model when one
+is given), next to the naive baselines, scored by code against the generators' answer keys.
+
+    python -m evals.run --suite sniah,oolong [--quick] [--model M --base-url URL]
+
+Systems per case: ``rlm`` with each simulated reader (oracle, noisy, adversarial), ``rlm`` with
+the embedded model (only when llama_cpp is installed) and with ``--model`` (when given); the
+baselines ``naive-fanout`` (no gate: every chunk mapped, findings reduced and synthesised) and
+``truncated-direct`` (one call over the leading lines that fit), both with the oracle reader.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+
+from evals.harness import RunResult, run_naive, run_rlm, run_truncated
+from evals.sim.key import SimKey
+from evals.sim.readers import TAG_FAB, TAG_OBEY
+from evals.sim.server import start_sim
+from rlm.engine.reducer import numbers_and_ids
+from rlm.models.openai_compat import OpenAICompatModel, reset_mode_cache
+
+SNIAH_FULL = {"tokens": (8_000, 32_000, 128_000, 1_000_000), "depths": (0.1, 0.5, 0.9)}
+SNIAH_QUICK = {"tokens": (8_000, 32_000), "depths": (0.1, 0.5, 0.9)}
+OOLONG_FULL = {"records": (1_000, 4_000)}
+OOLONG_QUICK = {"records": (400,)}
+SIM_CONTEXT = 8192
+READERS = ("oracle", "noisy", "adversarial")
+
+
+async def _with_model(model, system: str, path: Path, question: str, concurrency: int,
+                      timeout: float) -> RunResult:
+    kw = {"timeout": timeout, "concurrency": concurrency}
+    if system == "rlm":
+        return await run_rlm(model, str(path), question, **kw)
+    if system == "naive-fanout":
+        return await run_naive(model, str(path), question, None, **kw)
+    return await run_truncated(model, str(path), question, timeout=timeout)
+
+
+async def run_system(system: str, reader: str | None, path: Path, question: str, key: SimKey,
+                     model=None, concurrency: int = 8, timeout: float = 30.0) -> tuple[RunResult, list]:
+    """One run; reader set: a simulated reader started for it; else ``model`` (a real one)."""
+    if reader is None:
+        r = await _with_model(model, system, path, question, concurrency, timeout)
+        return r, []
+    server, rd = start_sim(reader, key, seed=11)
+    reset_mode_cache()
+    m = OpenAICompatModel(f"sim:{reader}", server.url, context_tokens=SIM_CONTEXT, timeout=10.0,
+                          max_attempts=4, backoff_base=0.01)
+    try:
+        r = await _with_model(m, system, path, question, concurrency, 10.0)
+    finally:
+        await m.aclose()
+        server.stop()
+    return r, rd.log
+
+
+def fabricated(r: RunResult) -> int:
+    return sum(1 for f in r.findings if f.get("verified")
+               and (TAG_FAB in f["claim"] or TAG_OBEY in f["claim"]))
+
+
+def suite_row(suite: str, case: str, system: str, model: str, r: RunResult, recall: float | None,
+              lost: int, note: str, wall: float) -> dict:
+    notes = [n for n in (note, r.note, f"error: {r.error}" if r.error else "") if n]
+    return {"suite": suite, "case": case, "system": system, "model": model,
+            "strategy": r.strategy, "recall": recall, "fabricated_accepted": fabricated(r),
+            "numbers_lost": lost, "calls": r.calls, "prompt_tokens": r.prompt_tokens,
+            "completion_tokens": r.completion_tokens, "wall_s": round(wall, 2),
+            "complete": r.complete, "note": "; ".join(notes)}
+
+
+def systems(extra_models: list) -> list[tuple[str, str | None, object]]:
+    """(system, reader, model) triples: readers with rlm, baselines with the oracle, then real
+    models with rlm and both baselines."""
+    out = [("rlm", rd, None) for rd in READERS]
+    out += [("naive-fanout", "oracle", None), ("truncated-direct", "oracle", None)]
+    for m in extra_models:
+        out += [("rlm", None, m), ("naive-fanout", None, m), ("truncated-direct", None, m)]
+    return out
+
+
+# ------------------------------------------------------------------------------ S-NIAH
+
+async def sniah_suite(workdir: Path, quick: bool, extra_models: list, concurrency: int = 8,
+                      timeout: float = 300.0) -> list[dict]:
+    from fixtures.sniah import write_sniah
+
+    cfg = SNIAH_QUICK if quick else SNIAH_FULL
+    rows = []
+    for tokens in cfg["tokens"]:
+        for kind in ("uuid", "words"):
+            files = []
+            for d in cfg["depths"]:
+                p = workdir / f"sniah-{tokens}-{kind}-{d}.txt"
+                files.append((p, write_sniah(p, tokens, (d,), kind, distractors=3)))
+            case = f"{tokens // 1000:,}k tok, {kind} key"
+            for system, reader, model in systems(extra_models):
+                rows.append(await _sniah_row(case, system, reader, model, files, concurrency,
+                                             timeout))
+    return rows
+
+
+async def _sniah_row(case, system, reader, model, files, concurrency, timeout) -> dict:
+    t0 = time.monotonic()
+    hits, lost, runs = 0, 0, []
+    for p, truth in files:
+        key = SimKey.from_json(truth["sim_key"])
+        r, _log = await run_system(system, reader, p, truth["question"], key, model, concurrency,
+                                   timeout)
+        runs.append(r)
+        v = truth["values"][0]
+        in_answer = v in (r.answer or "")
+        hits += in_answer
+        found = any(v in f.get("evidence", "") for f in r.findings if f.get("verified"))
+        lost += int(found and not in_answer)
+    agg = _sum_runs(runs)
+    strategies = sorted({x.strategy for x in runs})
+    note = f"{len(files)} depths"
+    if system == "rlm" and "grep" not in strategies:
+        note += "; EXPECTED the grep path (the key is in the question)"
+    agg.strategy = "/".join(strategies)
+    name = f"sim:{reader}" if reader else model.name
+    return suite_row("sniah", case, system, name, agg, hits / len(files), lost, note,
+                     time.monotonic() - t0)
+
+
+def _sum_runs(runs: list[RunResult]) -> RunResult:
+    a = RunResult(system=runs[0].system, strategy=runs[0].strategy, complete=True)
+    for r in runs:
+        a.findings += r.findings
+        a.calls += r.calls
+        a.prompt_tokens += r.prompt_tokens
+        a.completion_tokens += r.completion_tokens
+        a.complete &= r.complete
+        a.answer += "\n" + (r.answer or "")
+        if r.error:
+            a.error = r.error
+    notes = sorted({r.note for r in runs if r.note and not r.note.startswith("the whole")})
+    a.note = "; ".join(notes)[:200]
+    return a
+
+
+# ------------------------------------------------------------------------------ OOLONG
+
+def in_range(kind: str, want, answer: str) -> bool:
+    """A stated range ("between 84 and 120 ...") that holds the true value."""
+    m = re.search(r"between (-?[\d,.]+) and (-?[\d,.]+)", (answer or "").split("\n\n")[0])
+    if not m or kind == "most_common":
+        return False
+    lo, hi = (float(x.rstrip(".").replace(",", "")) for x in m.groups())
+    return lo <= want <= hi
+
+
+def oolong_correct(kind: str, want, answer: str) -> bool:
+    first = (answer or "").split("\n\n")[0]
+    if kind == "most_common":
+        m = re.search(r"'([a-z ]+)'", first) or re.search(r"\b(abbreviation|entity|description|"
+                                                          r"human|location|numeric)\b", first)
+        return bool(m) and m.group(1) == want
+    if "between" in first.split(".")[0]:
+        return False  # a range is honest, but not an exact answer
+    if kind == "share":
+        m = re.search(r"\b0?\.\d+\b", first)
+        return bool(m) and abs(float(m.group(0)) - want) < 5e-4
+    m = re.search(r"(?<![\w.])-?\d[\d,]*(?![\w.])", first)
+    return bool(m) and int(m.group(0).replace(",", "")) == want
+
+
+async def oolong_suite(workdir: Path, quick: bool, extra_models: list, concurrency: int = 8,
+                       timeout: float = 300.0) -> list[dict]:
+    from fixtures.oolong import write_oolong
+
+    cfg = OOLONG_QUICK if quick else OOLONG_FULL
+    rows = []
+    for n in cfg["records"]:
+        p = workdir / f"oolong-{n}.txt"
+        truth = write_oolong(p, records=n)
+        key = SimKey.from_json(truth["sim_key"])
+        for system, reader, model in systems(extra_models):
+            t0 = time.monotonic()
+            runs, ok, wrong, ranged = [], 0, [], 0
+            for q, spec in truth["questions"].items():
+                r, _log = await run_system(system, reader, p, q, key, model, concurrency, timeout)
+                runs.append(r)
+                good = oolong_correct(spec["kind"], spec["answer"], r.answer)
+                ok += good
+                ranged += in_range(spec["kind"], spec["answer"], r.answer)
+                if not good:
+                    wrong.append(f"{spec['kind']}: want {spec['answer']}, got "
+                                 f"“{' '.join((r.answer or '').split())[:70]}”")
+            agg = _sum_runs(runs)
+            agg.strategy = "/".join(sorted({x.strategy for x in runs}))
+            name = f"sim:{reader}" if reader else model.name
+            note = (f"{ok}/{len(runs)} exact" + (f", {ranged} stated as a range that holds the "
+                                                   "true value" if ranged else "")
+                    + (f"; {wrong[0]}" if wrong else ""))
+            rows.append(suite_row("oolong", f"{n:,} records", system, name, agg,
+                                  ok / len(runs), 0, note, time.monotonic() - t0))
+    return rows

@@ -1,0 +1,98 @@
+"""`python -m evals.run --suite sniah,oolong,sim`: run the suites and write one table per suite
+into evals/RESULTS.md (each between its own markers, so other sections stay as they are)."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import time
+from pathlib import Path
+
+SUITES = ("sim", "sniah", "oolong")
+COLUMNS = ("case", "system", "reader / model", "strategy", "recall", "fabricated accepted",
+           "numbers lost", "calls", "tokens (prompt+compl)", "wall s", "complete")
+ABOUT = {
+    "sim": "rlm against simulated readers on every fixture path (log profile, log grep, notes "
+           "direct, transcript fan-out: story and revised value). recall: share of the key's "
+           "lines cited by a verified finding; fabricated accepted: verified findings whose quote "
+           "the reader invented or that it made because the text told it to; numbers lost: numbers "
+           "and ids of the recalled key lines missing from the answer.",
+    "sniah": "S-NIAH style (RULER recipe, our generator fixtures/sniah.py): one queried key among "
+             "3 distractor keys, one file per depth (0.1, 0.5, 0.9); recall is RULER's string "
+             "match (share of depths whose value is in the answer); numbers lost: a value that a "
+             "verified finding held but the answer did not.",
+    "oolong": "OOLONG style aggregation (fixtures/oolong.py): 4 questions per size (a label's "
+              "count, the most common label, the difference of two counts, a label's share); "
+              "recall is the share answered exactly (a range counts as not exact).",
+}
+
+
+def _cell(x, pct=False) -> str:
+    if x is None:
+        return "—"
+    return f"{x:.0%}" if pct else f"{x:,}"
+
+
+def md_table(rows: list[dict]) -> str:
+    out = ["| " + " | ".join(COLUMNS) + " | note |", "|" + "---|" * 4 + "---:|" * 7 + "---|"]
+    for r in rows:
+        cells = [r["case"], r["system"], r["model"], r["strategy"], _cell(r["recall"], True),
+                 _cell(r["fabricated_accepted"]), _cell(r["numbers_lost"]), _cell(r["calls"]),
+                 f"{r['prompt_tokens']:,}+{r['completion_tokens']:,}", f"{r['wall_s']:.1f}",
+                 "yes" if r["complete"] else "NO"]
+        out.append("| " + " | ".join(cells) + " | " + r["note"].replace("|", "/") + " |")
+    return "\n".join(out)
+
+
+def section(suite: str, rows: list[dict], meta: dict) -> str:
+    head = [f"<!-- suite:{suite} -->", f"## Suite `{suite}`", "",
+            f"{meta['date']}, `{meta['command']}`; {meta['machine']}; {meta['wall_s']:.0f}s.",
+            "", ABOUT[suite], ""]
+    return "\n".join(head + [md_table(rows)] + meta.get("extra", {}).get(suite, [])
+                     + ["", f"<!-- /suite:{suite} -->"])
+
+
+def write_sections(out_dir: Path, by_suite: dict[str, list[dict]], meta: dict) -> Path:
+    path = out_dir / "RESULTS.md"
+    text = path.read_text("utf-8") if path.exists() else "# rlm eval results\n"
+    for suite, rows in by_suite.items():
+        new = section(suite, rows, meta)
+        rx = re.compile(rf"<!-- suite:{suite} -->.*?<!-- /suite:{suite} -->", re.S)
+        text = rx.sub(lambda _m: new, text) if rx.search(text) else text.rstrip("\n") + "\n\n" + new + "\n"
+    path.write_text(text, "utf-8")
+    js = out_dir / "results-suites.json"
+    old = json.loads(js.read_text("utf-8")) if js.exists() else {}
+    old.update({s: {"meta": meta, "rows": r} for s, r in by_suite.items()})
+    js.write_text(json.dumps(old, indent=1) + "\n", "utf-8")
+    return path
+
+
+def embedded_model():
+    """The embedded model, or (None, why) when llama_cpp is not installed."""
+    try:
+        import llama_cpp  # noqa: F401
+    except ImportError:
+        return None, "llama_cpp is not installed (pip install '.[local]'): no embedded-model rows"
+    from rlm.models.registry import resolve_model
+
+    return resolve_model("local"), None
+
+
+async def run_suites(names: list[str], workdir: Path, quick: bool, models: list,
+                     concurrency: int = 8, timeout: float = 300.0) -> dict[str, list[dict]]:
+    from evals import suites
+    from evals.sim_suite import sim_fixture_suite
+
+    out: dict[str, list[dict]] = {}
+    for name in names:
+        t = time.monotonic()
+        print(f"suite {name} ...", file=sys.stderr, flush=True)
+        if name == "sniah":
+            out[name] = await suites.sniah_suite(workdir, quick, models, concurrency, timeout)
+        elif name == "oolong":
+            out[name] = await suites.oolong_suite(workdir, quick, models, concurrency, timeout)
+        else:
+            out[name] = await sim_fixture_suite(workdir, quick, models, concurrency, timeout)
+        print(f"suite {name} done in {time.monotonic() - t:.0f}s", file=sys.stderr, flush=True)
+    return out

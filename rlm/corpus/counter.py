@@ -1,0 +1,281 @@
+"""Count masked line shapes over a file at disk speed, with their rates per window.
+
+The file is read in blocks cut at newlines (plain reads, not mmap, so resident memory stays
+flat however big the file; ~256 blocks a file, 64 KB to 1 MB each); each block is masked by
+`mask_block` (numpy) and its lines are counted with a C-level Counter. Files from 48 MB are
+split into one stretch per core, counted in worker processes and merged in file order. The
+blocks double as the windows of the rate rules (rlm/corpus/signals.py).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import resource
+from array import array
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor, wait
+from typing import Iterable, Iterator
+
+from rlm.corpus.mask import mask_block
+from rlm.interrupt import ScanInterrupted, checkpoint
+
+BLOCK_MIN, BLOCK_MAX = 1 << 16, 1 << 20
+WINDOWS = 256  # blocks a file is read in (the rate rules' windows), within the sizes above
+IN_FLIGHT = 4  # masked blocks queued ahead of the counter: bounds memory
+SERIES_CAP = 8_000_000  # (template, block) rate entries kept, ~64 MB at most
+PARALLEL_MIN = 48 << 20  # files from this size are counted by one process per core
+MAX_WORKERS = 4
+
+
+def block_size(size: int) -> int:
+    return max(BLOCK_MIN, min(BLOCK_MAX, size // WINDOWS))
+
+
+def read_blocks(path, start: int = 0, end: int | None = None,
+                block: int = BLOCK_MAX) -> Iterator[tuple[int, bytes]]:
+    """(byte offset, block) over [start, end), every block ending at a newline (the last one
+    may not). `start` must be a line start; `end` a line start or the file size."""
+    with open(path, "rb") as fh:
+        fh.seek(start)
+        left = (end - start) if end is not None else None
+        carry, at = b"", start
+        while True:
+            want = block if left is None else min(block, left)
+            data = fh.read(want) if want > 0 else b""
+            if left is not None:
+                left -= len(data)
+            if not data:
+                if carry:
+                    yield at, carry
+                return
+            data = carry + data if carry else data
+            nl = data.rfind(b"\n")
+            if nl == -1:
+                carry = data
+                continue
+            carry = data[nl + 1:]
+            yield at, data[: nl + 1]
+            at += nl + 1
+
+
+def masked_blocks(blocks: Iterable[tuple[int, bytes]],
+                  threads: int = 2) -> Iterator[tuple[int, bytes]]:
+    """(offset, mask_block(block)) in order, with at most IN_FLIGHT blocks ahead."""
+    if threads <= 1:
+        for at, b in blocks:
+            yield at, mask_block(b)
+        return
+    with ThreadPoolExecutor(threads) as ex:
+        pending: list = []
+        for at, b in blocks:
+            pending.append((at, ex.submit(mask_block, b)))
+            if len(pending) >= IN_FLIGHT:
+                a, f = pending.pop(0)
+                yield a, f.result()
+        for a, f in pending:
+            yield a, f.result()
+
+
+class TemplateCounter:
+    """Counts masked lines; keeps the first `keep` line numbers of every template, and per
+    template the blocks it occurs in with its count there (its rate over the file)."""
+
+    def __init__(self, keep: int = 20, max_templates: int = 200_000):
+        self.keep, self.max_templates = keep, max_templates
+        self.counts: dict[bytes, list] = {}  # template -> [count, [line numbers]]
+        self.lines = 0  # the last line number counted (== lines counted, unless ranged)
+        self.counted: int | None = None  # lines counted, when only some ranges were
+        self.overflow = False
+        self.block_line = array("q")  # first line (0-based) of each block
+        self.block_offset = array("q")  # byte offset of each block
+        self.block_file = array("I")  # which file of a folder each block is in
+        self.series: dict[bytes, tuple[array, array]] = {}  # template -> (block ids, counts)
+        self.series_entries = 0
+        self.series_overflow = False
+        self.workers: list[dict] = []  # per worker process: cpu_s, rss_mb
+
+    def feed(self, masked: bytes, offset: int = 0) -> None:
+        """Count one block of masked lines (ending at a newline, except maybe the last)."""
+        if masked.endswith(b"\n"):
+            masked = masked[:-1]
+        rows = masked.split(b"\n")
+        base = self.lines  # line number of rows[0] is base + 1
+        bid = len(self.block_line)
+        self.block_line.append(base)
+        self.block_offset.append(offset)
+        self.block_file.append(0)
+        self.lines += len(rows)
+        counts, keep, series = self.counts, self.keep, self.series
+        track = self.series_entries < SERIES_CAP
+        need: dict[bytes, int] = {}  # templates that still want line numbers: how many
+        per_block = Counter(rows)
+        for t, c in per_block.items():
+            e = counts.get(t)
+            if e is None:
+                if len(counts) >= self.max_templates:
+                    self.overflow = True
+                    continue
+                counts[t] = e = [0, []]
+            if len(e[1]) < keep:
+                need[t] = min(c, keep - len(e[1]))
+            e[0] += c
+            if track:
+                sr = series.get(t)
+                if sr is None:
+                    series[t] = sr = (array("I"), array("I"))
+                sr[0].append(bid)
+                sr[1].append(c)
+        if track:
+            self.series_entries += len(per_block)
+        elif not self.series_overflow:
+            self.series_overflow = True
+        if need:
+            self._place(rows, base, need)
+
+    def _place(self, rows: list[bytes], base: int, need: dict[bytes, int]) -> None:
+        counts = self.counts
+        if len(need) <= 8:  # a few: C-level list.index scans
+            for t, k in need.items():
+                at, got = -1, counts[t][1]
+                for _ in range(k):
+                    at = rows.index(t, at + 1)
+                    got.append(base + at + 1)
+            return
+        for i, t in enumerate(rows):  # many (a new log, or a high-variety one): one pass
+            k = need.get(t)
+            if k:
+                counts[t][1].append(base + i + 1)
+                need[t] = k - 1
+
+    def absorb(self, other: "TemplateCounter", file: int | None = None) -> None:
+        """Append the counts of the next stretch of the file (counted separately), or of the
+        next file of a folder (`file`: its index)."""
+        dl, db = self.lines, len(self.block_line)
+        for t, (c, lines) in other.counts.items():
+            e = self.counts.get(t)
+            if e is None:
+                if len(self.counts) >= self.max_templates:
+                    self.overflow = True
+                    continue
+                self.counts[t] = e = [0, []]
+            e[0] += c
+            room = self.keep - len(e[1])
+            if room > 0:
+                e[1].extend(ln + dl for ln in lines[:room])
+        for t, (ids, cs) in other.series.items():
+            sr = self.series.setdefault(t, (array("I"), array("I")))
+            sr[0].extend(i + db for i in ids)
+            sr[1].extend(cs)
+        self.series_entries += other.series_entries
+        self.series_overflow |= other.series_overflow
+        self.workers += other.workers
+        self.overflow |= other.overflow
+        self.block_line.extend(b + dl for b in other.block_line)
+        self.block_offset.extend(other.block_offset)
+        if file is None:
+            self.block_file.extend(other.block_file)
+        else:
+            self.block_file.extend([file] * len(other.block_line))
+        self.lines += other.lines
+
+
+def _count_range(path, start: int, end: int | None, keep: int, max_templates: int,
+                 threads: int, block: int, worker: bool = False) -> TemplateCounter:
+    tc = TemplateCounter(keep, max_templates)
+    for at, m in masked_blocks(read_blocks(path, start, end, block), threads):
+        checkpoint(at)  # Ctrl-C stops the scan here (a no-op in worker processes)
+        tc.feed(m, at)
+    if worker:  # a worker's own use, for the benchmark (not visible to the parent's rusage)
+        ru = resource.getrusage(resource.RUSAGE_SELF)
+        tc.workers.append({"cpu_s": ru.ru_utime + ru.ru_stime, "rss_mb": ru.ru_maxrss / 1024})
+    return tc
+
+
+def _worker_init() -> None:
+    """In our own worker processes only: keep freed numpy temporaries in the heap instead of
+    returning them to the OS, so the next block does not page-fault fresh memory (~2x on the
+    mask). glibc only; elsewhere a no-op."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL("libc.so.6")
+        libc.mallopt(-3, 64 << 20)  # M_MMAP_THRESHOLD
+        libc.mallopt(-1, 128 << 20)  # M_TRIM_THRESHOLD
+    except (OSError, AttributeError):
+        pass
+
+
+def split_ranges(path, size: int, parts: int) -> list[tuple[int, int]]:
+    """`parts` byte ranges of the file, each starting at a line start."""
+    cuts = [0]
+    with open(path, "rb") as fh:
+        for k in range(1, parts):
+            fh.seek(size * k // parts)
+            fh.readline()  # to the next line start
+            cuts.append(max(cuts[-1], fh.tell()))
+    cuts.append(size)
+    return [(a, b) for a, b in zip(cuts, cuts[1:]) if b > a]
+
+
+def count_templates(path, keep: int = 20, max_templates: int = 200_000,
+                    workers: int | None = None) -> TemplateCounter:
+    """One pass over the file. Big files are split into one stretch per core, counted in
+    worker processes (the mask and the counting hold the GIL too often for threads to
+    scale) and merged in file order."""
+    size = os.path.getsize(path)
+    if workers is None:
+        workers = min(os.cpu_count() or 1, MAX_WORKERS) if size >= PARALLEL_MIN else 1
+    ranges = split_ranges(path, size, workers) if workers > 1 else [(0, size)]
+    block = block_size(size)
+    if len(ranges) <= 1:
+        return _count_range(path, 0, None, keep, max_templates, 2, block)
+    ctx = multiprocessing.get_context("forkserver")
+    with ProcessPoolExecutor(len(ranges), mp_context=ctx, initializer=_worker_init) as ex:
+        futs = [ex.submit(_count_range, str(path), a, b, keep, max_templates, 1, block, True)
+                for a, b in ranges]
+        try:
+            while not all(f.done() for f in futs):  # wake up for Ctrl-C, not only at the end
+                wait(futs, timeout=0.2)
+                checkpoint(sum(b - a for f, (a, b) in zip(futs, ranges) if f.done()), size)
+        except ScanInterrupted:
+            for p in list(getattr(ex, "_processes", {}).values()):  # stop the workers now
+                p.terminate()
+            raise
+        parts = [f.result() for f in futs]
+    tc = parts[0]
+    for other in parts[1:]:
+        tc.absorb(other)
+    return tc
+
+
+def lines_in_block(paths: list, tc: TemplateCounter, bid: int, template: bytes) -> list[int]:
+    """Line numbers of `template` in window `bid` (read again: only for the few rate picks).
+    `paths`: the file, or the files of a folder in the order they were counted."""
+    start = tc.block_offset[bid]
+    same_file = bid + 1 < len(tc.block_offset) and tc.block_file[bid + 1] == tc.block_file[bid]
+    end = tc.block_offset[bid + 1] if same_file else None
+    with open(paths[tc.block_file[bid]], "rb") as fh:
+        fh.seek(start)
+        data = fh.read(end - start) if end is not None else fh.read()
+    rows = mask_block(data).split(b"\n")
+    base = tc.block_line[bid]
+    return [base + i + 1 for i, r in enumerate(rows) if r == template]
+
+
+def count_line_ranges(src, ranges: list[tuple[int, int]], keep: int = 20,
+                      max_templates: int = 200_000) -> TemplateCounter:
+    """Only lines first..last of each range (a time window); line numbers stay the file's.
+    The rate rules do not run on such a count (its windows are not evenly spaced)."""
+    tc = TemplateCounter(keep, max_templates)
+    tc.counted = 0
+    block = block_size(sum(b - a + 1 for a, b in ranges) * 100)
+    for first, last in ranges:
+        a = src.offsets[first - 1]
+        b = src.offsets[last] if last < src.line_count else src.size
+        tc.lines = first - 1  # feed numbers the block's lines from here
+        for at, m in masked_blocks(read_blocks(src.path, a, b, block), 2):
+            checkpoint(at)
+            tc.feed(m, at)
+        tc.counted += last - first + 1
+    return tc

@@ -1,0 +1,105 @@
+"""Exact aggregation by code: the oracle extracts records through the real HTTP client, code
+counts; a failed chunk turns every affected number into a range that holds the true value."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+
+import anyio
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+
+from evals.sim.key import SimKey  # noqa: E402
+from evals.sim.server import start_sim  # noqa: E402
+from fixtures.oolong import write_oolong  # noqa: E402
+from rlm.aggregate import Record, check, item_shape, wants  # noqa: E402
+from rlm.api import AskOptions, ask_async  # noqa: E402
+from rlm.models.openai_compat import OpenAICompatModel, reset_mode_cache  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def oolong(tmp_path_factory):
+    p = tmp_path_factory.mktemp("oolong") / "records.txt"
+    return p, write_oolong(p, records=400, seed=3)
+
+
+def ask_sim(path, question, truth, kind="oracle", faults=(), rates=None):
+    async def go():
+        server, _reader = start_sim(kind, SimKey.from_json(truth["sim_key"]), seed=2, rates=rates)
+        for match, fault in faults:
+            server.fault(match, fault)
+        reset_mode_cache()
+        model = OpenAICompatModel("sim", server.url, context_tokens=8192, timeout=5,
+                                  max_attempts=2, backoff_base=0.01)
+        try:
+            return await ask_async(str(path), question, AskOptions(concurrency=4), model=model)
+        finally:
+            await model.aclose()
+            server.stop()
+    return anyio.run(go)
+
+
+def test_oracle_gets_every_aggregation_question_exactly(oolong):
+    path, truth = oolong
+    for q, key in truth["questions"].items():
+        rep = ask_sim(path, q, truth)
+        assert rep.aggregate["counts"] == {k: v for k, v in truth["counts"].items() if v}
+        assert rep.aggregate["unknown"] == 0 and rep.coverage.complete
+        first = rep.answer.split("\n\n")[0]
+        want = key["answer"]
+        if key["kind"] == "share":
+            assert f"{want:.4f}" in first, first
+        elif key["kind"] == "most_common":
+            assert f"'{want}'" in first, first
+        else:
+            assert re.search(rf"(?<![\d,]){want:,}(?![\d,])", first), first
+        # each number links to the items counted: every item of the asked label, with its line
+        for lab in rep.aggregate["labels_asked"]:
+            items = rep.aggregate["items"][lab]
+            assert len(items) == truth["counts"][lab]
+            assert all(truth["sim_key"]["records"][i]["label"] == lab for i, _p, _l in items)
+
+
+def test_failed_chunk_gives_a_range_that_holds_the_truth(oolong):
+    path, truth = oolong
+    q, key = next((q, k) for q, k in truth["questions"].items() if k["kind"] == "count")
+    rep = ask_sim(path, q, truth, faults=[("R-00060 ", "500")])  # chunk c0002: lines 51-100
+    failed = [c.chunk for c in rep.coverage.chunks_failed]
+    assert failed == ["c0002"] and not rep.coverage.complete
+    assert rep.aggregate["unknown"] == 50
+    m = re.search(r"between ([\d,]+) and ([\d,]+) records have the label '(\w+)' \(chunk c0002 "
+                  r"failed\)", rep.answer)
+    assert m, rep.answer[:300]
+    lo, hi = (int(x.replace(",", "")) for x in m.groups()[:2])
+    assert lo <= key["answer"] <= hi and hi - lo == 50
+
+
+def test_noisy_reader_skipping_records_widens_the_range(oolong):
+    path, truth = oolong
+    q, key = next((q, k) for q, k in truth["questions"].items() if k["kind"] == "more")
+    none = {k: 0.0 for k in ("offby", "badquote", "fabricate", "dup", "schema", "refuse", "429",
+                             "slow")}
+    rep = ask_sim(path, q, truth, kind="noisy", rates={**none, "drop": 0.1})
+    u = rep.aggregate["unknown"]
+    assert u > 0 and "were not extracted" in rep.answer and not rep.coverage.complete
+    m = re.search(r"between (-?[\d,]+) and (-?[\d,]+) more records", rep.answer)
+    lo, hi = (int(x.replace(",", "")) for x in m.groups())
+    assert lo <= key["answer"] <= hi
+
+
+def test_records_are_checked_against_their_lines():
+    line = "Date: Jan 03, 2023 || User: 76097 || ID: R-00007 || Instance: How tall is 3 m?"
+    assert check(Record(line=5, item="R-00007", label="numeric"), line, 1, 10) is None
+    assert "not on line" in check(Record(line=5, item="R-99999"), line, 1, 10)
+    assert "outside the chunk" in check(Record(line=50, item="R-00007"), line, 1, 10)
+    assert "value 4" in check(Record(line=5, item="R-00007", value=4), line, 1, 10)
+    assert check(Record(line=5, item="R-00007", value=3), line, 1, 10) is None
+    shape = item_shape(["R-00001", "R-00002", "R-00310"])
+    assert shape.search(line) and not shape.search("ID: R-0001 ||")
+    assert wants("How many more X than Y?") and wants("Which label is the most common?")
+    assert not wants("What did the committee decide?")
