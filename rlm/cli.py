@@ -421,7 +421,7 @@ def resume_cmd(
 def _resume_repo(rid: str, r: dict, o: dict, overrides: dict, json_out: bool,
                  out: Optional[Path], quiet: bool) -> None:
     """`rlm resume` of an audit or mine: answered calls come from the cache."""
-    from rlm.progress import Progress
+    from rlm.render.progress import Progress
     from rlm.repo import record
 
     repo = o.get("path_abs") or r.get("corpus") or ""
