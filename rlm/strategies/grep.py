@@ -73,6 +73,7 @@ async def run(ctx: Context) -> Result:
                                    line_ranges=regions(lines, ctx_lines, src.line_count))
 
     await fanout.map_chunks(ctx, res, chunks, max_bytes)
+    by_code.grep_regions_read(res, hits, anchors)  # code's timeline; a failed region is wording
     return res
 
 
