@@ -164,6 +164,8 @@ JsonOpt = typer.Option(False, "--json", help="print the JSON report on stdout")
 OutOpt = typer.Option(None, "--out", "-o", help="also write the Markdown report to FILE")
 DryOpt = typer.Option(False, "--dry-run", help="probe, gate and estimate; no model call")
 QuietOpt = typer.Option(False, "--quiet", "-q", help="no progress on stderr")
+YesOpt = typer.Option(False, "--yes", "-y", help="do not ask before a long run (over 200 calls "
+                      "or 10 minutes by the estimate); the warning is still printed")
 RedactOpt = typer.Option(None, "--redact/--no-redact", help="replace secrets and personal data in "
                          "every prompt by placeholders (default: on unless every model endpoint "
                          "is on loopback or in-process; RLM_REDACT, config key redact)")
@@ -196,10 +198,11 @@ def ask(
                                          "failed or unfinished chunks call the model"),
     redact: Optional[bool] = RedactOpt,
     redact_report: bool = RedactReportOpt,
+    yes: bool = YesOpt,
 ) -> None:
     """Ask a question about a big file or folder."""
     from rlm.api import AskOptions, ask_async
-    from rlm.render.progress import Progress
+    from rlm.render.progress import Progress, confirm_long_run
 
     opts = AskOptions(model=model, base_url=_urls(base_url), sub_model=sub_model, concurrency=concurrency,
                       max_tokens=max_tokens, max_calls=max_calls, timeout=timeout,
@@ -210,6 +213,7 @@ def ask(
         import anyio
 
         prog = Progress(enabled=not quiet and sys.stderr.isatty())
+        opts.confirm = confirm_long_run(prog, yes)
         with prog:
             return anyio.run(lambda: ask_async(path, question, opts, on_event=prog.event,
                                                handle_sigint=True))
@@ -231,7 +235,9 @@ def _emit(report, json_out: bool, out: Optional[Path], quiet: bool) -> None:
         sys.stdout.buffer.write(orjson.dumps(report.model_dump(mode="json"),
                                              option=orjson.OPT_INDENT_2) + b"\n")
     else:
-        Console(highlight=False, soft_wrap=True).print(md, markup=False)
+        from rlm.render.terminal import print_markdown
+
+        print_markdown(md)  # rich on a terminal, plain Markdown when piped
     raise typer.Exit(exit_code(report.coverage, report.dry_run))
 
 
@@ -334,7 +340,9 @@ def show_cmd(run: str = typer.Argument(..., help="run id, unique prefix, or 'las
         except Exception:  # noqa: BLE001 - a report recorded by another version of rlm
             md = (f"# {rep.get('command')}: {rep.get('question')}\n\n{rep.get('answer', '')}\n\n"
                   f"Run: {r['id']} (recorded by another version; --json shows all of it).")
-        Console(highlight=False, soft_wrap=True).print(md, markup=False)
+        from rlm.render.terminal import print_markdown
+
+        print_markdown(md)
         return
     total = r.get("chunks_total") if r.get("chunks_total") is not None else "?"
     lines = [(f"Run {r['id']} ({r['command']}) has no report: status {r['status']}, "
@@ -450,7 +458,9 @@ def _emit_repo(report, markdown_fn, repo: str, json_out: bool, out: Optional[Pat
         sys.stdout.buffer.write(orjson.dumps(report.model_dump(mode="json"),
                                              option=orjson.OPT_INDENT_2) + b"\n")
     else:
-        Console(highlight=False, soft_wrap=True).print(markdown_fn(report, repo), markup=False)
+        from rlm.render.terminal import print_markdown
+
+        print_markdown(markdown_fn(report, repo))  # rich on a terminal, plain when piped
     raise typer.Exit(exit_code(report.coverage, report.dry_run))
 
 
@@ -653,7 +663,12 @@ def calibrate_cmd(
 
 
 def main() -> None:
-    app()
+    from rlm.cli_help import readable_help
+
+    readable_help()
+    if not sys.argv[1:]:  # bare `rlm`: the help, and that is not an error
+        app(["--help"], prog_name="rlm")
+    app(prog_name="rlm")
 
 
 if __name__ == "__main__":

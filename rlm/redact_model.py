@@ -19,7 +19,6 @@ import ipaddress
 import os
 import socket
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -53,7 +52,7 @@ class RedactingModel:
                 # the first user message carries the material; a retry repeats it (counted once)
                 count = m.get("role") == "user" and first_user
                 first_user = first_user and m.get("role") != "user"
-                m = {**m, "content": self.redactor.redact(content, count_as_chunk=count)}
+                m = {**m, "content": self.redactor.redact(content, count_prompt=count)}
             out.append(m)
         return out
 
@@ -92,7 +91,7 @@ class Policy:
         """The report's ``redaction`` field."""
         r = self.redactor
         return {"enabled": self.enabled, "why": self.why, "report_masked": self.report,
-                "values": r.values, "prompts": r.chunks, "kinds": r.counts()}
+                "values": r.values, "prompts": r.prompts, "kinds": r.counts()}
 
 
 def parse_switch(value: str, where: str) -> bool:
@@ -105,22 +104,10 @@ def parse_switch(value: str, where: str) -> bool:
 
 
 def _config_value() -> str | None:
-    """``redact`` in the user config file (config.json in the rlm config dir), if set."""
-    import orjson
+    """``redact`` in the user config file (`rlm config set redact on|off`), if set."""
+    from rlm.models import config
 
-    d = os.environ.get("RLM_CONFIG_DIR")
-    if d:
-        base = Path(d).expanduser()
-    else:
-        import platformdirs
-
-        base = Path(platformdirs.user_config_dir("rlm", appauthor=False))
-    try:
-        data = orjson.loads((base / "config.json").read_bytes())
-    except (OSError, orjson.JSONDecodeError):
-        return None  # the config module reports a broken file; here it just sets nothing
-    v = data.get("redact") if isinstance(data, dict) else None
-    return None if v is None else str(v)
+    return config.load().get("redact")
 
 
 def endpoints(model: Any) -> list[str]:
@@ -140,6 +127,15 @@ def endpoints(model: Any) -> list[str]:
             v = d.get(name)
             todo.extend(v if isinstance(v, (list, tuple)) else [v])
     return out
+
+
+def _is_sampling(model: Any) -> bool:
+    """MCP sampling (rlm.mcp.sampling): the prompt leaves through the client, to its model."""
+    while model is not None:
+        if getattr(model, "__dict__", {}).get("name", getattr(type(model), "name", None)) == "sampling":
+            return True
+        model = getattr(model, "__dict__", {}).get("inner")
+    return False
 
 
 def is_loopback_host(host: str) -> bool:
@@ -194,6 +190,9 @@ def decide(models: list[Any], flag: bool | None = None, report: bool = False) ->
         return Policy(enabled, f"set by {where}", report)
     if report:
         return Policy(True, "--redact-report", report)
+    if any(_is_sampling(m) for m in models if m is not None):
+        return Policy(True, "on by default: sampling sends prompts to the MCP client's model, "
+                            "which may run anywhere", report)
     remote = [u for m in models if m is not None for u in remote_endpoints(m)]
     if remote:
         return Policy(True, f"on by default: {remote[0]} is not on loopback", report)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from rlm import redact_model
 from rlm.codeonly import answers as by_code
+from rlm.estimate import fill_seconds
 from rlm.models.endpoints import endpoint_usage
 from rlm.models.none import NOTICE as NO_MODEL_NOTICE
 from rlm.models.profile import profile_of
@@ -18,10 +19,8 @@ COMPLETION_TOKENS_PER_CALL = 80  # a third of a call's max_tokens, as measured o
 def build(ctx: Context, res: Result) -> Report:
     s, dec = ctx.session, ctx.decision
     est = res.estimate
-    speed = getattr(s.model, "speed", None)
-    if speed and est.calls:
-        est.seconds = round(est.prompt_tokens / speed[0]
-                            + est.calls * COMPLETION_TOKENS_PER_CALL / speed[1], 1)
+    if est.seconds is None:
+        fill_seconds(s.model, est)  # from the model's measured speed (rlm.estimate)
     u = s.budget.usage
     rep = Report(command=s.opts.command, question=ctx.q,
                  corpus=CorpusInfo(**ctx.corpus.probe.as_corpus()), strategy=dec.strategy,
@@ -55,5 +54,11 @@ def build(ctx: Context, res: Result) -> Report:
     rep.coverage = cov
     # the answer only: the model's words, then code's notes (no findings, no coverage: the
     # report carries those as data, and rlm.render draws them)
-    rep.answer = "\n\n".join(p for p in [res.model_answer or "", *parts] if p)
+    # code's headline first (what was found), then the model's words, then how
+    from rlm.headline import headline
+
+    head = headline(rep, parts)
+    if head and head.startswith("**Found:** ") and head[11:] in parts:
+        parts = [p for p in parts if p != head[11:]]  # the timeline's summary leads
+    rep.answer = "\n\n".join(p for p in [head or "", res.model_answer or "", *parts] if p)
     return rep

@@ -128,6 +128,7 @@ class Estimate(BaseModel):
     calls: int
     prompt_tokens: int
     seconds: float | None = None
+    basis: str | None = None  # where the speed behind `seconds` comes from (rlm.models.speed)
 
 
 class GateInfo(BaseModel):

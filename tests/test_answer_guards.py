@@ -27,7 +27,8 @@ def test_a_bare_number_is_an_answer(tmp_path, fake_server):
     rep = _run(p, "which port does ssh use?", fake_server)
     assert rep.strategy == "direct"
     assert len(fake_server.requests) == 1  # accepted the first time, not retried
-    assert rep.answer.startswith("22") and rep.coverage.complete
+    assert rep.answer.split("\n\n")[:2] == ["**Found:** 1 cited line (`%s:2`)." % p, "22"]
+    assert rep.coverage.complete
 
 
 def test_a_repeated_fragment_is_still_rejected_and_kept_in_the_run_record(tmp_path, fake_server):
@@ -72,7 +73,7 @@ def test_an_echoed_synthesis_prompt_is_rejected_and_retried(tmp_path, fake_serve
     rep = _run(p, "what did the committee do?", fake_server, concurrency=4)
     assert len(replies) == 2
     assert "echo" in fake_server.requests_matching("rejected")[-1]["user_text"]
-    assert rep.answer.startswith("The committee approved a change")
+    assert rep.answer.split("\n\n")[1].startswith("The committee approved a change")
     assert "Question:" not in rep.answer and rep.coverage.complete
 
 

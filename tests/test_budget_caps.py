@@ -61,3 +61,15 @@ def test_token_cap_holds_with_retries(tmp_path, fake_server):
     rep = _run(p, fake_server, max_tokens=3000, concurrency=4)
     assert rep.usage.prompt_tokens + rep.usage.completion_tokens <= 3000
     assert len(fake_server.requests) >= 1
+
+
+def test_wall_time_cap_holds_while_requests_hang(tmp_path, fake_server):
+    """Requests that would take 5 s each: the time budget of 1 s bounds them (their timeout is
+    what is left of it), and no request starts after it."""
+    p = _prose(tmp_path)
+    fake_server.fault("Line", "slow", seconds=5)
+    rep = _run(p, fake_server, attempts=1, max_wall_s=1.0, concurrency=2)
+    assert rep.usage.wall_s < 4.5  # not 5 s per request, nor per chunk
+    assert "time budget of 1s" in rep.coverage.statement and not rep.coverage.complete
+    starts = sorted(r["t"] for r in fake_server.requests)
+    assert starts[-1] - starts[0] <= 1.5

@@ -53,7 +53,7 @@ def test_anomalies_with_nothing_configured_is_complete_from_code(big_log):
     assert r.returncode == 0, r.stderr
     rep = json.loads(r.stdout)
     assert rep["model"] == "none" and rep["tier"] == "none" and rep["usage"]["calls"] == 0
-    assert rep["answer"].startswith(NOTICE)
+    assert rep["answer"].startswith("**Found:** ") and NOTICE in rep["answer"]
     cited = {f["source"]["line_start"] for f in rep["findings"] if f["verified"]}
     assert {n["line"] for n in key["needles"]} <= cited  # 12/12 needles
     assert rep["coverage"]["complete"] and "no model read" in rep["coverage"]["statement"]
@@ -82,7 +82,7 @@ def test_grep_with_nothing_configured_is_an_ordered_timeline(tmp_path):
     r = rlm("ask", str(p), "what happened to ORD-99173?")
     assert r.returncode == 0, r.stderr
     out = r.stdout
-    assert out.index(NOTICE) < out.index("4 lines mention ORD-99173")
+    assert out.index("**Found:** 4 lines mention ORD-99173") < out.index(NOTICE)  # found, then how
     assert "between 04:28:00 on May 22 2026 and 05:00:00 on May 27 2026 (5 days 32 min)" in out
     assert "refund issued amount=42.00 again" in out
     assert "What repeats: “refund issued amount=42.00” ×2 (lines 31, 51)" in out
@@ -189,3 +189,26 @@ def test_grep_with_failing_answer_call_still_shows_code_timeline(big_log, fake_s
     assert f"1 line mentions {txn} at " in rep.answer and "Timeline (found by code" in rep.answer
     panic = next(n for n in key["needles"] if n["id"] == txn)
     assert [f.source.line_start for f in rep.findings] == [panic["line"]]
+
+
+def test_grep_fanout_over_many_hits_with_failing_reads_keeps_code_timeline(tmp_path, fake_server):
+    p = tmp_path / "svc.log"
+    rows = []
+    for i in range(3000):
+        if i % 10 == 3:
+            rows.append(f"2026-05-01T{i // 3600:02d}:{i // 60 % 60:02d}:{i % 60:02d}Z WARN [pay] "
+                        f"retry for ORD-7 attempt={i} backend=b{i % 7} latency={i % 97}ms")
+        else:
+            rows.append(f"2026-05-01T{i // 3600:02d}:{i // 60 % 60:02d}:{i % 60:02d}Z INFO [web] GET /health ok")
+    p.write_text("\n".join(rows) + "\n")
+    fake_server.fault("ORD-7", "500")  # every read of the matching regions fails
+    reset_mode_cache()
+    model = OpenAICompatModel("fake", fake_server.url, context_tokens=2048, timeout=5.0,
+                              max_attempts=1, backoff_base=0.01)
+    rep = anyio.run(lambda: ask_async(str(p), "what happened to ORD-7?", AskOptions(), model=model))
+    assert rep.strategy == "grep" and any("do not fit one call" in r for r in rep.gate.reasons)
+    cov = rep.coverage
+    assert cov.complete and not cov.chunks_failed and cov.chunks_total > 1
+    assert "matching regions" in cov.statement and "wording failed" in cov.statement
+    assert "300 lines mention ORD-7 between" in rep.answer
+    assert "Timeline (found by code" in rep.answer and "(and 260 more hits, not listed)" in rep.answer

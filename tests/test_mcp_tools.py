@@ -161,3 +161,10 @@ def test_runs_about_paths_outside_the_roots_are_hidden(tmp_path):
     for r in (refused, not_resumed):
         assert r.is_error and "outside the allowed roots" in text_of(r)
         assert "disk full" not in text_of(r)
+
+
+def test_sampling_outside_the_mcp_server_is_a_clear_usage_error():
+    from rlm.models.registry import resolve_model
+
+    with pytest.raises(UsageError, match="only inside `rlm mcp --model sampling`"):
+        resolve_model("sampling")

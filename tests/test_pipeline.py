@@ -141,7 +141,10 @@ def test_fanout_reads_every_chunk_and_synthesises(tmp_path, fake_server):
     assert rep.strategy == "fanout"
     assert rep.coverage.chunks_ok == rep.coverage.chunks_total > 1
     assert [(f.source.line_start, f.verified) for f in rep.findings] == [(1235, True)]
-    assert rep.answer.startswith("The committee approved a change.")
+    # code says what was found first, then the model's answer
+    head, said = rep.answer.split("\n\n")[:2]
+    assert head.startswith("**Found:** 1 verified finding") and ":1235" in head
+    assert said == "The committee approved a change."
     synth = [r for r in fake_server.requests if r["schema_name"] == "AnswerResult"]
     assert len(synth) == 1 and "Paragraph" not in synth[0]["user_text"]  # clean prompt
 
@@ -302,7 +305,7 @@ def test_the_json_answer_is_the_answer_and_markdown_renders_the_rest(tmp_path, f
     fake_server.on("MapResult", keyword_mapper("BUDGET"))
     fake_server.on("AnswerResult", lambda r, t: {"answer": "The budget was raised.", "cites": [1]})
     rep = run(p, "what happened to the budget?", fake_server, strategy="fanout")
-    assert rep.answer == "The budget was raised."
+    assert rep.answer == f"**Found:** 1 verified finding (`{p}:700`).\n\nThe budget was raised."
     md = answer_markdown(rep)
     assert md.startswith(rep.answer) and "### Verified findings (1)" in md
     assert rep.coverage.statement in md and "Evidence checked by code: 1 verified" in md

@@ -82,15 +82,15 @@ def test_private_key_block_body_is_one_value():
 
 def test_placeholders_are_stable_and_restorable():
     r = Redactor()
-    a = r.redact("mail jane.doe@acme-corp.com and 203.0.113.77", count_as_chunk=True)
-    b = r.redact("again 203.0.113.77 then bob@example.org", count_as_chunk=True)
+    a = r.redact("mail jane.doe@acme-corp.com and 203.0.113.77", count_prompt=True)
+    b = r.redact("again 203.0.113.77 then bob@example.org", count_prompt=True)
     assert a == "mail ⟨EMAIL_1⟩ and ⟨IP_1⟩"
     assert b == "again ⟨IP_1⟩ then ⟨EMAIL_2⟩"
     assert r.restore("⟨EMAIL_2⟩ wrote to ⟨EMAIL_1⟩ from ⟨IP_1⟩ (⟨IP_9⟩)") == \
         "bob@example.org wrote to jane.doe@acme-corp.com from 203.0.113.77 (⟨IP_9⟩)"
     assert r.restore_data({"q": ["⟨IP_1⟩"], "n": 3}) == {"q": ["203.0.113.77"], "n": 3}
-    assert r.counts() == {"EMAIL": 2, "IP": 1} and r.chunks == 2
-    assert r.statement() == ("3 values in 2 chunks were redacted before leaving this machine "
+    assert r.counts() == {"EMAIL": 2, "IP": 1} and r.prompts == 2
+    assert r.statement() == ("3 values in 2 prompts were redacted before leaving this machine "
                              "(e-mails 2, IP addresses 1)")
     assert r.redact(a) == a  # placeholders are never redacted again
 
@@ -162,6 +162,15 @@ def test_default_follows_the_endpoint(monkeypatch):
     assert p.enabled and "203.0.113.5" in p.why and "pw" not in p.why and "key" not in p.why
     assert decide([_Endpoint("http://127.0.0.1/v1"), _Endpoint("http://10.0.0.9/v1")]).enabled
     assert decide([_Wrapper(object())]).enabled is False  # in-process
+    import anyio
+
+    from rlm.mcp.sampling import SamplingModel
+
+    async def sampling_model():  # it binds to the running loop (the MCP server's)
+        return SamplingModel(None)
+
+    p = decide([_Wrapper(anyio.run(sampling_model))])  # the client's model: location unknown
+    assert p.enabled and "sampling" in p.why
     assert "in this process" in decide([object()]).why
 
 
@@ -170,8 +179,12 @@ def test_flag_env_and_config_override_the_default(monkeypatch, tmp_path):
     monkeypatch.delenv("RLM_REDACT", raising=False)
     assert decide(remote, flag=False).enabled is False
     assert decide(loop, flag=True).enabled is True
-    (tmp_path / "_rlm_config").mkdir(exist_ok=True)
-    (tmp_path / "_rlm_config" / "config.json").write_text('{"redact": "on"}')
+    from rlm.models import config
+
+    with pytest.raises(UsageError, match="on or off"):
+        config.set_value("redact", "sometimes")
+    config.set_value("redact", "yes")  # `rlm config set redact yes`
+    assert config.load()["redact"] == "on"
     assert decide(loop).enabled is True and "config" in decide(loop).why
     monkeypatch.setenv("RLM_REDACT", "0")
     assert decide(remote).enabled is False and "RLM_REDACT" in decide(remote).why
@@ -183,3 +196,15 @@ def test_flag_env_and_config_override_the_default(monkeypatch, tmp_path):
     assert decide(loop, report=True).enabled is True  # --redact-report implies redaction
     with pytest.raises(UsageError, match="--redact-report"):
         decide(loop, flag=False, report=True)
+
+
+def test_every_endpoint_of_a_pool_counts(monkeypatch):
+    """Several endpoints (--base-url a,b): one that is not on loopback turns redaction on."""
+    from rlm.models.registry import resolve_model
+
+    monkeypatch.delenv("RLM_REDACT", raising=False)
+    both_local = resolve_model("m", "http://127.0.0.1:9/v1,http://localhost:9/v1")
+    assert decide([both_local]).enabled is False
+    mixed = resolve_model("m", "http://127.0.0.1:9/v1,http://10.0.0.5:9/v1")
+    p = decide([mixed])
+    assert p.enabled and "10.0.0.5" in p.why

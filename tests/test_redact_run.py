@@ -120,7 +120,7 @@ def test_nothing_planted_leaves_on_any_path(tmp_path, server, strategy, question
     red = rep.redaction
     assert red.enabled and red.values >= len(SECRETS) and red.prompts >= 1
     assert red.kinds["SECRET"] >= 4 and red.kinds["EMAIL"] == 1 and red.kinds["CARD"] == 1
-    assert f"{red.values} values in {red.prompts} chunk" in rep.coverage.statement
+    assert f"{red.values} values in {red.prompts} prompt" in rep.coverage.statement
 
 
 def test_direct_read_is_redacted_too(tmp_path, server):
@@ -210,3 +210,39 @@ def test_non_loopback_endpoint_defaults_to_redaction(tmp_path, monkeypatch):
         rep = ask(p, "anomalies?", server)
         assert rep.redaction.enabled and addr in rep.redaction.why
         assert_nothing_planted_sent(server)
+
+
+# ------------------------------------------------------------------ the command line
+
+def _rlm(*args, env=None):
+    import os
+    import subprocess
+    import sys
+
+    e = {k: v for k, v in os.environ.items() if not k.startswith("RLM_REDACT")}
+    return subprocess.run([sys.executable, "-m", "rlm.cli", *args], capture_output=True, text=True,
+                          timeout=120, env={**e, **(env or {})}, stdin=subprocess.DEVNULL)
+
+
+def test_cli_flags_and_their_errors(tmp_path, server):
+    p = tmp_path / "app.log"
+    planted_log(p)
+    base = ["ask", str(p), "anomalies?", "--model", "fake", "--base-url", server.url, "--json"]
+    r = _rlm(*base, "--redact")
+    assert r.returncode == 0, r.stderr
+    rep = json.loads(r.stdout)
+    assert rep["redaction"]["enabled"] and rep["redaction"]["why"] == "set by --redact"
+    assert "redacted before leaving this machine" in rep["coverage"]["statement"]
+    assert_nothing_planted_sent(server)
+    server.requests.clear()
+    r = _rlm(*base, env={"RLM_REDACT": "on"})
+    assert json.loads(r.stdout)["redaction"]["why"] == "set by RLM_REDACT"
+    assert_nothing_planted_sent(server)
+    r = _rlm(*base, "--no-redact", env={"RLM_REDACT": "on"})
+    assert json.loads(r.stdout)["redaction"]["enabled"] is False  # the flag wins
+    for args, env, msg in ((["--redact-report", "--no-redact"], None, "--redact-report"),
+                           ([], {"RLM_REDACT": "bogus"}, "RLM_REDACT")):
+        r = _rlm(*base, *args, env=env)
+        assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+        lines = [x for x in r.stderr.strip().splitlines() if x.strip()]
+        assert len(lines) == 1 and lines[0].startswith("rlm:") and msg in lines[0], r.stderr

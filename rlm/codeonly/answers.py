@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from rlm.codeonly.rank import rank_passages
 from rlm.codeonly.timeline import grep_timeline
+from rlm.codeonly.wording import wording_failed_note
 from rlm.strategies.gate import Decision, is_open_question
 from rlm.schemas import Coverage, Estimate, Finding, Source
 
@@ -46,6 +47,18 @@ def answer_grep(run, hits) -> None:
     run.cov.chunks_total = 0
     add_hit_findings(run, hits)
     run.answer_parts.extend(grep_timeline(grep_items(hits), run.decision.anchors))
+
+
+def grep_regions_read(res, hits, anchors: list[str]) -> None:
+    """After a fan-out over the matching regions: every hit was found and is shown by code
+    (the timeline), so a region the model failed to read is optional wording lost, declared in
+    one line, and never makes the run incomplete."""
+    failed = res.cov.chunks_failed
+    if failed:
+        res.cov.declared.append(wording_failed_note(len(failed), res.cov.chunks_total,
+                                                    failed[0].reason, "matching region"))
+        res.cov.chunks_failed = []
+    res.answer_parts.extend(grep_timeline(grep_items(hits), anchors, in_findings=False))
 
 
 def add_hit_findings(run, hits, chunk: str | None = None) -> None:

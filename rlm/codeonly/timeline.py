@@ -128,7 +128,7 @@ def _short(text: str, drop: list[str], width: int = 60) -> str:
 
 
 def grep_timeline(items: list[tuple[str, int, str]], anchors: list[str],
-                  limit: int = 40) -> list[str]:
+                  limit: int = 40, in_findings: bool = True) -> list[str]:
     """The hits as an ordered timeline, with the time span and what repeats (Markdown lines)."""
     ss = steps(items)
     if not ss:
@@ -154,7 +154,8 @@ def grep_timeline(items: list[tuple[str, int, str]], anchors: list[str],
         where = f"{s.path}:{s.line}" if multi else f"line {s.line:,}"
         out.append(f"{i}. {when(s.when) if s.when else '-'} · {where} · {s.text}")
     if len(ss) > limit:
-        out.append(f"(and {len(ss) - limit} more hits: see the JSON report's findings)")
+        out.append(f"(and {len(ss) - limit} more hits" + (": see the JSON report's findings)"
+                                                          if in_findings else ", not listed)"))
     return out
 
 

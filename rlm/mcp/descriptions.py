@@ -47,7 +47,8 @@ RESUME = (
     "cancelled, over budget or had failed chunks: answered calls come from the call cache, so "
     "only the failed or unfinished chunks call the model again; merge and synthesis are redone. "
     "Cost: one model call per chunk not yet answered, plus the merge and synthesis calls. "
-    "Uses this server's model configuration. " + _REPORT)
+    "Uses this server's model configuration and the recorded run's strategy and budgets. "
+    + _REPORT)
 
 GREP = (
     "Search a file (or the text files of a folder) for a Python regular expression and return "

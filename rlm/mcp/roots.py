@@ -52,6 +52,13 @@ class Roots:
     def describe(self) -> str:
         return ", ".join(str(r) for r in self.all)
 
+    def with_client(self, uris: list[str]) -> tuple["Roots", list[str]]:
+        """A copy that also allows the client's declared roots (this server's stay as they are:
+        roots are per client); plus notes on the roots that were ignored."""
+        view = Roots.__new__(Roots)
+        view.fixed, view._written, view.client = self.fixed, self._written, []
+        return view, view.set_client_roots(uris)
+
     def set_client_roots(self, uris: list[str]) -> list[str]:
         """Take the client's declared roots (file:// URIs); returns notes on those ignored."""
         notes: list[str] = []

@@ -35,7 +35,8 @@ class RunSummary(BaseModel):
 
 class RunsResult(BaseModel):
     runs: list[RunSummary]
-    hidden: int = Field(0, description="recent runs not listed: their corpus is outside the roots")
+    hidden: int = Field(0, description="recent runs not listed: their corpus is outside the roots "
+                        "or no longer exists")
     statement: str
 
 
@@ -83,8 +84,8 @@ def list_runs(roots: Roots, limit: int) -> RunsResult:
     shown = [r for r in rows if _inside(roots, r)]
     hidden = len(rows) - len(shown)
     shown = shown[:limit]
-    st = f"{len(shown)} run(s)" + (f"; {hidden} recent run(s) about paths outside the roots are "
-                                    "not listed" if hidden else "") + "."
+    st = f"{len(shown)} run(s)" + (f"; {hidden} recent run(s) about paths outside the roots (or "
+                                    "gone) are not listed" if hidden else "") + "."
     return RunsResult(runs=[summary(r) for r in shown], hidden=hidden, statement=st)
 
 
@@ -101,8 +102,8 @@ def get_run(roots: Roots, ref: str) -> dict:
     return r
 
 
-def resume_target(roots: Roots, ref: str) -> tuple[str, str, str]:
-    """(run id, corpus path, question) of an ask run that can be resumed here."""
+def resume_target(roots: Roots, ref: str) -> tuple[str, str, str, dict]:
+    """(run id, corpus path, question, recorded options) of an ask run resumable here."""
     r = get_run(roots, ref)
     o = r.get("options") or {}
     if o.get("command", "ask") != "ask":
@@ -110,7 +111,7 @@ def resume_target(roots: Roots, ref: str) -> tuple[str, str, str]:
     path = corpus_of(r)
     if not path or not Path(path).exists():
         raise UsageError(f"run {r['id']} read {path}, which no longer exists")
-    return r["id"], os.fspath(path), r["question"]
+    return r["id"], os.fspath(path), r["question"], o
 
 
 def no_report_line(r: dict) -> str:

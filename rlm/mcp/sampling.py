@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import json
 import math
-import warnings
 from typing import Any
 
 import anyio
 
 from rlm.errors import ModelCallError
+from rlm.mcp.worker import on_server_loop
 from rlm.models.base import Completion, Limits, Usage
 
 DEFAULT_CONTEXT_TOKENS = 32_000  # unknown for the client's model; --sampling-context overrides
@@ -52,7 +52,10 @@ class SamplingModel:
     name = "sampling"
 
     def __init__(self, ctx: Any, context_tokens: int = DEFAULT_CONTEXT_TOKENS):
+        import asyncio
+
         self._ctx = ctx
+        self._loop = asyncio.get_running_loop()  # the server's loop: runs may call from a worker
         self.context_tokens = context_tokens
         self.client_models: set[str] = set()  # what the client said it used
 
@@ -78,11 +81,7 @@ class SamplingModel:
         last = "no attempt"
         for _ in range(ATTEMPTS):
             try:
-                with anyio.fail_after(limits.timeout), warnings.catch_warnings():
-                    warnings.simplefilter("ignore")  # sampling is deprecated in the 2026 spec
-                    res = await self._ctx.session.create_message(
-                        convo, max_tokens=limits.max_tokens, system_prompt=system or None,
-                        temperature=limits.temperature, related_request_id=self._ctx.request_id)
+                res = await on_server_loop(self._loop, lambda: self._sample(convo, system, limits))
             except TimeoutError:
                 last = f"sampling request timed out after {limits.timeout:g}s"
                 continue
@@ -91,6 +90,13 @@ class SamplingModel:
                 continue
             return self._completion(res, system, convo)
         raise ModelCallError(last)
+
+    async def _sample(self, convo: list, system: str, limits: Limits) -> Any:
+        """On the server loop, where the request's session lives."""
+        with anyio.fail_after(limits.timeout):
+            return await self._ctx.session.create_message(
+                convo, max_tokens=limits.max_tokens, system_prompt=system or None,
+                temperature=limits.temperature, related_request_id=self._ctx.request_id)
 
     def _completion(self, res: Any, system: str, convo: list) -> Completion:
         from rlm.models.openai_compat import parse_json_text
@@ -128,10 +134,12 @@ class _NoModel:
         return None
 
 
-def code_only_model(why: str) -> Any:
-    """The code-only model (rlm.models.none when present, else a stand-in that fails calls)."""
+def code_only_model(why: str) -> tuple[Any, str]:
+    """The code-only model (rlm.models.none; a stand-in that fails calls where a build has
+    none) and the one-line notice that says why the run is code-only."""
     try:
-        from rlm.models.none import CodeOnlyModel  # type: ignore[import-not-found]
+        from rlm.models.none import CodeOnlyModel
     except ImportError:
-        return _NoModel(why)
-    return CodeOnlyModel()
+        return _NoModel(why), (f"{why}: no model reads this run, and this build has no "
+                               "code-only mode, so chunks only a model could read are failed")
+    return CodeOnlyModel(), f"{why}: running code-only"

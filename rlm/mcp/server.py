@@ -6,8 +6,10 @@ stdout belongs to the protocol on stdio: rlm writes its warnings to stderr only.
 from __future__ import annotations
 
 import logging
+import warnings
 
 from mcp.server.mcpserver import MCPServer
+from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp_types import ToolAnnotations
 
 import rlm
@@ -26,6 +28,9 @@ INSTRUCTIONS = (
 
 
 def build_server(cfg: ServerConfig) -> MCPServer:
+    # sampling and roots are deprecated in the 2026-07-28 spec; rlm uses them only where the
+    # client offers them, and the warnings would only clutter stderr
+    warnings.filterwarnings("ignore", category=MCPDeprecationWarning)
     tools = RlmTools(cfg)
     server = MCPServer("rlm", version=rlm.__version__, instructions=INSTRUCTIONS,
                        log_level="WARNING")

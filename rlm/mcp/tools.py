@@ -8,9 +8,9 @@ Errors are one line (ToolError), never a traceback.
 from __future__ import annotations
 
 import contextlib
-import warnings
 from typing import Annotated, Any, Iterator, Literal
 
+import anyio
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, ClientCapabilities, RootsCapability, TextContent
@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field
 from rlm.errors import RlmError, UsageError
 from rlm.mcp import bounded, runs
 from rlm.mcp.config import ServerConfig
-from rlm.mcp.progress import ProgressRelay, run_interruptible, run_with_progress
+from rlm.mcp.progress import ProgressRelay, run_in_worker
 from rlm.mcp.roots import Roots
 from rlm.mcp.runs import RunsResult
 from rlm.mcp.sampling import SamplingModel, code_only_model, sampling_unavailable
@@ -71,16 +71,11 @@ class RlmTools:
                 and s.can_send_request):
             return self.roots, []
         try:
-            import anyio
-
-            with anyio.fail_after(10), warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # roots are deprecated in the 2026 spec
-                res = await s.list_roots()
+            with anyio.fail_after(10):
+                res = await s.list_roots()  # deprecated in the 2026 spec: silenced in server.py
         except Exception as e:  # noqa: BLE001 - the server's own roots still apply
             return self.roots, [f"the client's roots could not be listed ({type(e).__name__})"]
-        view = Roots.__new__(Roots)
-        view.fixed, view._written = self.roots.fixed, self.roots._written
-        return view, view.set_client_roots([str(r.uri) for r in res.roots])
+        return self.roots.with_client([str(r.uri) for r in res.roots])
 
     def _model(self, ctx: Context, opts: Any) -> tuple[Any, str | None]:
         """(model to pass to the run or None to resolve from opts, one-line notice)."""
@@ -91,50 +86,60 @@ class RlmTools:
         why = sampling_unavailable(ctx)
         if why is None:
             return store.wrap_model(SamplingModel(ctx, self.cfg.sampling_context), opts), None
-        model = code_only_model(why)
-        if model.name == "none" and type(model).__name__ == "_NoModel":
-            return model, (f"{why}: no model reads this run, and this build has no code-only "
-                           "mode, so chunks only a model could read are reported as failed")
-        return model, f"{why}: running code-only"
+        return code_only_model(why)
 
-    def _ask_options(self, command: str, strategy: str | None, max_calls: int | None,
-                     max_tokens: int | None, resume: str | None = None):
+    def _ask_options(self, strategy: str | None, max_calls: int | None,
+                     max_tokens: int | None, recorded: dict | None = None, resume: str | None = None):
+        """This server's model options; for a resume, the recorded run's other options
+        (strategy, budgets, window) so that its answered calls are asked the same way."""
+        from dataclasses import fields
+
         from rlm.api import AskOptions
 
         c = self.cfg
-        return AskOptions(model=c.model, base_url=c.base_url,
-                          sub_model=None if c.sampling else c.sub_model,
-                          concurrency=c.concurrency, max_tokens=max_tokens or c.max_tokens,
-                          max_calls=max_calls or c.max_calls, timeout=c.timeout,
-                          strategy=strategy, command=command, resume=resume)
+        kw: dict[str, Any] = {}
+        if recorded:
+            names = {f.name for f in fields(AskOptions)}
+            kw = {k: v for k, v in recorded.items() if k in names and k not in
+                  ("model", "base_url", "api_key", "sub_model", "resume", "argv", "dry_run")}
+        kw.update(model=c.model, base_url=c.base_url, timeout=c.timeout, resume=resume,
+                  sub_model=None if c.sampling else c.sub_model, command="ask")
+        kw.setdefault("concurrency", c.concurrency)
+        if not recorded:
+            kw.update(strategy=strategy, max_tokens=max_tokens or c.max_tokens,
+                      max_calls=max_calls or c.max_calls)
+        return AskOptions(**kw)
 
-    async def _run_ask(self, ctx: Context, path: str, question: str, opts: Any) -> CallToolResult:
+    async def _run_ask(self, ctx: Context, path: str, question: str, opts: Any,
+                       notes: list[str]) -> CallToolResult:
         from rlm.api import ask_async
 
         model, notice = self._model(ctx, opts)
-        relay = ProgressRelay(ctx)
 
-        async def work(interrupt):
+        async def work(interrupt, on_event):  # in the worker thread (rlm.mcp.worker)
             try:
-                return await ask_async(path, question, opts, model=model, on_event=relay.event,
+                return await ask_async(path, question, opts, model=model, on_event=on_event,
                                        interrupt=interrupt)
             finally:
                 if model is not None:
                     await model.aclose()
 
-        rep = await run_interruptible(work, relay)
-        return report_result(rep, [notice] if notice else [])
+        rep = await run_in_worker(work, ProgressRelay(ctx), resumable=True)
+        return report_result(rep, ([notice] if notice else []) + notes)
 
     async def _repo_run(self, ctx: Context, opts: Any, run: Any) -> CallToolResult:
-        """audit or mine: run(model, on_event) with progress; not resumable, so a cancellation
-        stops it at once."""
+        """audit or mine: run(model, on_event) in a worker thread with progress; not
+        resumable, so a cancellation stops it at once."""
         model, notice = self._model(ctx, opts)
-        relay = ProgressRelay(ctx)
-        try:
-            rep = await run_with_progress(lambda: run(model, relay.event), relay)
-        finally:
-            if model is not None:
-                await model.aclose()
+
+        async def work(_interrupt, on_event):
+            try:
+                return await run(model, on_event)
+            finally:
+                if model is not None:
+                    await model.aclose()
+
+        rep = await run_in_worker(work, ProgressRelay(ctx), resumable=False)
         return report_result(rep, [notice] if notice else [])
 
     # -- tools ----------------------------------------------------------------------------------
@@ -146,17 +151,17 @@ class RlmTools:
                   max_calls: MaxCalls = None, max_tokens: MaxTokens = None,
                   ) -> Annotated[CallToolResult, Report]:
         with one_line_errors():
-            roots, _ = await self._roots(ctx)
+            roots, notes = await self._roots(ctx)
             real = roots.resolve(path)
-            opts = self._ask_options("ask", strategy, max_calls, max_tokens)
-            return await self._run_ask(ctx, str(real), question, opts)
+            opts = self._ask_options(strategy, max_calls, max_tokens)
+            return await self._run_ask(ctx, str(real), question, opts, notes)
 
     async def resume(self, run_id: RunArg, ctx: Context) -> Annotated[CallToolResult, Report]:
         with one_line_errors():
-            roots, _ = await self._roots(ctx)
-            rid, path, question = runs.resume_target(roots, run_id)
-            opts = self._ask_options("ask", None, None, None, resume=rid)
-            return await self._run_ask(ctx, path, question, opts)
+            roots, notes = await self._roots(ctx)
+            rid, path, question, recorded = runs.resume_target(roots, run_id)
+            opts = self._ask_options(None, None, None, recorded=recorded, resume=rid)
+            return await self._run_ask(ctx, path, question, opts, notes)
 
     async def audit(self, repo: PathArg, ctx: Context,
                     focus: Annotated[str | None, Field(description="lenses, comma-separated: "
@@ -226,8 +231,6 @@ class RlmTools:
         with one_line_errors():
             roots, _ = await self._roots(ctx)
             real = roots.resolve(path)
-            import anyio
-
             res = await anyio.to_thread.run_sync(bounded.grep, real, path, pattern, max_hits)
             text = [res.statement] + [f"{h.path}:{h.line}: {h.text}" for h in res.hits]
             return _result("\n".join(text), res)
@@ -239,8 +242,6 @@ class RlmTools:
         with one_line_errors():
             roots, _ = await self._roots(ctx)
             real = roots.resolve(path)
-            import anyio
-
             res = await anyio.to_thread.run_sync(bounded.read_lines, real, path, start, end)
             text = [res.statement] + [f"{x.line}: {x.text}" for x in res.lines]
             return _result("\n".join(text), res)

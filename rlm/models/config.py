@@ -18,6 +18,8 @@ KEYS = {
     "model": "model spec: none | local | openai:NAME | NAME (with base_url)",
     "base_url": "OpenAI-compatible endpoint(s), comma-separated for replicas",
     "sub_model": "model for the fan-out's sub-calls (same server)",
+    "redact": "on | off: replace secrets and personal data in prompts (default: on for "
+              "non-loopback endpoints)",
 }
 
 
@@ -72,6 +74,10 @@ def set_value(key: str, value: str) -> Path:
         raise UsageError(f"config {key}: empty value (use `rlm config unset {key}`)")
     if "@" in value.split("//", 1)[-1].split("/", 1)[0]:
         raise UsageError(f"config {key}: credentials in a URL are not stored; use RLM_API_KEY")
+    if key == "redact":
+        from rlm.redact_model import parse_switch
+
+        value = "on" if parse_switch(value, "config redact") else "off"
     data = load()
     data[key] = value
     return _save(data)

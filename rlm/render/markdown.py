@@ -4,7 +4,9 @@ is only the answer (the model's words and code's notes); everything else is rend
 
 from __future__ import annotations
 
+from rlm.run.ledger import mb as size_text
 from rlm.schemas import Finding, Report
+from rlm.words import n_
 
 
 def _ref(f: Finding) -> str:
@@ -23,21 +25,24 @@ def answer_markdown(rep: Report) -> str:
     verified = [f for f in rep.findings if f.verified]
     unverified = [f for f in rep.findings if not f.verified]
     if rep.groups:
-        out.append(f"### Findings ({len(verified)} lines in {len(rep.groups)} groups, found by code)")
+        out.append(f"### Findings ({n_(len(verified), 'line')} in {n_(len(rep.groups), 'group')}, "
+                   "found by code)")
         by_group: dict[str, list[Finding]] = {}
         for f in rep.findings:
             by_group.setdefault(f.group or "", []).append(f)
         for g in rep.groups:
             fs = by_group.get(g["id"], [])
+            claim = fs[0].claim if fs else g["why"]
             if g["kind"] == "identifier":
-                head = (f"**{g['id']} · one story: {len(fs)} lines share `{g['key']}` "
+                head = (f"**{g['id']} · one story: {n_(len(fs), 'line')} share `{g['key']}` "
                         f"(in file order)**")
+            elif g["why"] and g["why"] in claim:  # the claim says why: not twice
+                head = f"**{g['id']} · {n_(len(fs), 'line')}**"
             else:
-                head = f"**{g['id']} · {len(fs)} line(s): {g['why']}**"
+                head = f"**{g['id']} · {n_(len(fs), 'line')}: {g['why']}**"
             label = f" [model label: {g['label']}]" if g.get("label") else ""
             if fs and fs[0].note and fs[0].note.startswith("the model labelled"):
                 label = f" [label: {g['label']} ({fs[0].note})]"  # rlm.codeonly.wording
-            claim = fs[0].claim if fs else g["why"]
             out.append(f"{head}{label} — {claim}")
             for i, f in enumerate(fs, 1):
                 step = f"{i}. " if g["kind"] == "identifier" else "- "
@@ -59,7 +64,7 @@ def answer_markdown(rep: Report) -> str:
         for f in unverified[:30]:
             out.append(f"- {f.claim} — cited {_ref(f)}: {f.note}")
     if rep.reduce.rounds or rep.reduce.stopped != "fits":
-        out.append(f"_Reduce: {rep.reduce.rounds} round(s), stopped: {rep.reduce.stopped}._")
+        out.append(f"_Reduce: {n_(rep.reduce.rounds, 'round')}, stopped: {rep.reduce.stopped}._")
     if evidence_line(rep):
         out.append(evidence_line(rep))
     out.append(f"_{rep.coverage.statement}_")
@@ -79,20 +84,27 @@ def report_markdown(rep: Report) -> str:
     """The whole report as Markdown: header, gate, the answer with findings and coverage, usage."""
     c = rep.corpus
     head = [f"# {rep.command}: {rep.question}",
-            f"Corpus `{c.path}`: {c.bytes:,} bytes, {c.lines:,} lines, {c.files} file(s), kind {c.kind}. "
+            f"Corpus `{c.path}`: {size_text(c.bytes)} ({n_(c.bytes, 'byte')}), {n_(c.lines, 'line')}, "
+            f"{n_(c.files, 'file')}, kind {c.kind}. "
             f"Strategy: **{rep.strategy}**.",
             "Gate: " + " ".join(f"{r.rstrip('.')}." for r in rep.gate.reasons),
-            f"Estimate: {rep.gate.estimate.calls} call(s), ~{rep.gate.estimate.prompt_tokens:,} "
+            f"Estimate: {n_(rep.gate.estimate.calls, 'call')}, ~{rep.gate.estimate.prompt_tokens:,} "
             f"prompt tokens" + (f", ~{rep.gate.estimate.seconds:,.0f} s on {rep.model}"
+                                + (f" (speed: {rep.gate.estimate.basis})" if rep.gate.estimate.basis else "")
                                 if rep.gate.estimate.seconds is not None else "") + "."]
     if rep.dry_run:
         return "\n\n".join(head + [rep.answer, f"_{rep.coverage.statement}_"])
     u = rep.usage
-    tail = (f"Usage: {u.calls} call(s), {u.prompt_tokens:,} prompt + {u.completion_tokens:,} "
+    tail = (f"Usage: {n_(u.calls, 'call')}, {u.prompt_tokens:,} prompt + {u.completion_tokens:,} "
             f"completion tokens, {u.cached_calls} cached, {u.wall_s:.1f}s. Model: {rep.model}. "
             f"Run: {rep.run_id}.")
+    from rlm.estimate import overrun
+
+    over = overrun(u.wall_s, rep.gate.estimate.seconds)
+    if over:
+        tail += f" The run took {over}."
     if u.endpoints:
         tail += " Endpoints: " + "; ".join(
-            f"{e['url']} {e['calls']} call(s)" + (f", {e['failures']} failed over" if e["failures"] else "")
+            f"{e['url']} {n_(e['calls'], 'call')}" + (f", {e['failures']} failed over" if e["failures"] else "")
             for e in u.endpoints) + "."
     return "\n\n".join(head + ["## Answer", answer_markdown(rep), tail])

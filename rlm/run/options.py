@@ -4,6 +4,7 @@ everywhere. A command's own options subclass :class:`RunOptions`."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 
 @dataclass
@@ -25,3 +26,5 @@ class RunOptions:
     argv: list[str] | None = None  # the command line, for the run record (secrets redacted)
     redact: bool | None = None  # None: decided by RLM_REDACT, config, endpoint (rlm.redact_model)
     redact_report: bool = False  # also mask the local report and the run record
+    # asked before a long run (rlm.run.longrun) with the warning; False stops it. None: go on
+    confirm: Callable[[str], bool] | None = None

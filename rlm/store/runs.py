@@ -230,7 +230,7 @@ def _options(opts, path: str) -> dict:
     """AskOptions as stored: no key; effective model/base URL (env included), URL redacted."""
     from dataclasses import asdict
 
-    d = {k: v for k, v in asdict(opts).items() if k not in ("api_key", "resume", "argv")}
+    d = {k: v for k, v in asdict(opts).items() if k not in ("api_key", "resume", "argv", "confirm")}
     d["model"] = opts.model or os.environ.get("RLM_MODEL") or None
     d["base_url"] = redact_url(opts.base_url or os.environ.get("RLM_BASE_URL") or None)
     d["path_abs"] = path if path == "-" else os.path.abspath(path)

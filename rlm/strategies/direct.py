@@ -6,6 +6,7 @@ from __future__ import annotations
 from rlm import evidence
 from rlm.corpus.index import Chunk, ShownLines
 from rlm.corpus.lines import MAX_LINE_CHARS
+from rlm.estimate import announce
 from rlm.run import fit
 from rlm.run.window import PROMPT_OVERHEAD_TOKENS
 from rlm.schemas import Estimate
@@ -29,6 +30,7 @@ async def run(ctx: Context) -> Result:
     res.cov.chunks_total = 1
     if ctx.opts.dry_run:
         return res
+    announce(ctx, res.estimate)  # measured-speed seconds; progress flags a 3x overrun
     o = await one_call(ctx, "direct", chunk, material=material)
     if not o.ok and fit.TOO_LONG in (o.reason or "") and not ctx.decision.forced:
         return await _to_fanout(ctx, "the server said it does not fit the model's context")

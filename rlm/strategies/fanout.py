@@ -15,7 +15,8 @@ from rlm.engine.mapper import Outcome, map_items
 from rlm.engine.reducer import reduce_findings, render
 from rlm.models.base import Limits
 from rlm.run.events import Plan, ReduceNote, UnitStarted
-from rlm.run import fit
+from rlm.estimate import announce
+from rlm.run import fit, longrun
 from rlm.run.window import PROMPT_OVERHEAD_TOKENS, chunk_bytes
 from rlm.schemas import Estimate, Finding, Source
 from rlm.strategies.base import ranked_by_code, RECIPE, Context, Result, done, unit_of
@@ -67,7 +68,9 @@ async def map_chunks(ctx: Context, res: Result, make_chunks: Callable[[], Iterab
     total = _plan(ctx, res, numbered, max_bytes)
     if ctx.opts.dry_run:
         return
+    longrun.check(ctx, res.estimate, res.reasons)
     ctx.emit(Plan(total, ctx.opts.concurrency))
+    announce(ctx, res.estimate)  # measured-speed seconds; progress flags a 3x overrun
     t = recipe.task(RECIPE, "map")
     out_model = recipe.schema_model(RECIPE, "map")
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from rlm.corpus.grep import extract_anchors
 from rlm.corpus.probe import Probe
 from rlm.errors import UsageError
+from rlm.words import n_
 
 DIRECT_MAX_BYTES = 256 * 1024
 DIRECT_MAX_LINES = 5000
@@ -75,7 +76,8 @@ def by_size(probe: Probe, question: str, usable_tokens: int, est_tokens: int,
             force: str | None = None) -> Decision:
     """usable_tokens: material one call may hold; est_tokens: the corpus' estimated tokens."""
     anchors = extract_anchors(question)
-    size = f"{probe.bytes:,} bytes, {probe.lines:,} lines, {probe.files} file(s), kind {probe.kind}"
+    size = (f"{n_(probe.bytes, 'byte')}, {n_(probe.lines, 'line')}, {n_(probe.files, 'file')}, "
+            f"kind {probe.kind}")
     if force:
         d = Decision(force, [f"strategy forced by --strategy {force} ({size})"], anchors, True)
         return d

@@ -13,10 +13,12 @@ from rlm.corpus.grep import regions, search
 from rlm.corpus.index import Chunk, iter_chunks
 from rlm.corpus.lines import number_lines
 from rlm.corpus.source import TextSource
+from rlm.estimate import announce
 from rlm.run.window import PROMPT_OVERHEAD_TOKENS, chunk_bytes
 from rlm.schemas import Estimate
 from rlm.strategies import fanout
 from rlm.strategies.base import Context, Result, one_call
+from rlm.words import n_
 
 GREP_LINE_CHARS = 400  # grep hits are shown with less of each line: many hits, one call
 MAX_HITS_PER_FILE = 5000
@@ -38,7 +40,9 @@ async def run(ctx: Context) -> Result:
     if truncated:
         res.cov.declared.append(f"grep stopped collecting after {MAX_HITS_PER_FILE:,} matching "
                                 "lines per file")
-    why = f"{sum(len(h) for _, h in hits)} line(s) match " + ", ".join(repr(a) for a in anchors)
+    n_hits = sum(len(h) for _, h in hits)
+    why = (f"{n_(n_hits, 'line')} {'matches' if n_hits == 1 else 'match'} "
+           + ", ".join(repr(a) for a in anchors))
     res.reasons.append(f"code search: {why} in {scanned:,} lines")
     if not hits:
         res.answer_parts.append(f"No line matches {', '.join(repr(a) for a in anchors)} in "
@@ -69,6 +73,7 @@ async def run(ctx: Context) -> Result:
                                    line_ranges=regions(lines, ctx_lines, src.line_count))
 
     await fanout.map_chunks(ctx, res, chunks, max_bytes)
+    by_code.grep_regions_read(res, hits, anchors)  # code's timeline; a failed region is wording
     return res
 
 
@@ -78,6 +83,7 @@ async def _one_call(ctx: Context, res: Result, hits, parts, material: str, why: 
         return
     first = hits[0][0]
     pseudo = Chunk("g0001", first.display, parts[0][1], parts[-1][2], 0, 0, "", first)
+    announce(ctx, res.estimate)  # measured-speed seconds; progress flags a 3x overrun
     o = await one_call(ctx, "grep", pseudo, why=why, material=material)
     by_code.add_hit_findings(res, hits, pseudo.id)
     timeline = grep_timeline(by_code.grep_items(hits), ctx.decision.anchors)
@@ -94,6 +100,7 @@ async def _one_call(ctx: Context, res: Result, hits, parts, material: str, why: 
     if bad:
         res.cov.declared.append(f"the model cited lines that were not shown to it "
                                 f"({', '.join(map(str, bad[:5]))}); those cites were ignored")
-    res.answer_parts.append(f"No fan-out was needed: {sum(len(h) for _, h in hits)} "
-                            f"candidate line(s) found by code search fit in one call.")
+    n = sum(len(h) for _, h in hits)
+    res.answer_parts.append(f"No fan-out was needed: {n_(n, 'candidate line')} found by code "
+                            f"search {'fits' if n == 1 else 'fit'} in one call.")
     res.answer_parts.extend(timeline)
