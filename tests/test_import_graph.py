@@ -30,7 +30,8 @@ def _graph() -> dict[str, set[str]]:
                                     + ([base] if base else []))
                 names = [base] + [f"{base}.{a.name}" for a in node.names]
             for n in names:
-                if n in mods and n != m:
+                # a package's own parents are already importing when it runs: not a loop
+                if n in mods and n != m and not m.startswith(n + "."):
                     g[m].add(n)
     return g
 
