@@ -91,3 +91,41 @@ def test_adversarial_reader_cannot_plant_verified_evidence(cases, tmp_path, name
     assert r["fabricated_accepted"] == 0 and r["misplaced"] == 0
     if name == "log-anomalies":  # code found the candidates: a model cannot suppress them
         assert r["recall"] == 1.0
+
+
+def test_audit_oracle_finds_every_planted_fact_and_noise_gets_nothing_in(tmp_path):
+    from evals.sim_repo import audit_case
+
+    r = anyio.run(lambda: audit_case(tmp_path, "oracle"))
+    assert r["recall"] == 1.0 and r["fabricated_accepted"] == 0 and r["complete"], r["note"]
+    n = anyio.run(lambda: audit_case(tmp_path, "noisy", seed=0))
+    assert "injected" in n["note"] and n["fabricated_accepted"] == 0, n["note"]
+
+
+def test_mining_oracle_finds_every_fact_and_leaves_placeholders(tmp_path):
+    from evals.sim_repo import mine_case
+
+    r = anyio.run(lambda: mine_case(tmp_path, "oracle"))
+    assert r["recall"] == 1.0 and r["fabricated_accepted"] == 0 and r["complete"]
+    assert "unanswerable" not in r["note"]
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "rlm bug (rlm/mine.py): a picked line's claim is the model's words and is marked verified "
+    "because its quote is taken from the file, without checking that the line supports the "
+    "claim: a noisy reader's invented claim on an arbitrary candidate line comes out verified"))
+def test_mining_noisy_reader_inventions_are_not_verified(tmp_path):
+    from evals.sim_repo import mine_case
+
+    r = anyio.run(lambda: mine_case(tmp_path, "noisy", seed=0))
+    assert r["fabricated_accepted"] == 0
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "rlm bug (rlm/audit.py pick rounds): like mining, a lens pick's claim is the model's words "
+    "and is marked verified without checking that the picked line supports it"))
+def test_audit_noisy_pick_inventions_are_not_verified(tmp_path):
+    from evals.sim_repo import audit_case
+
+    r = anyio.run(lambda: audit_case(tmp_path, "noisy", seed=5))
+    assert r["fabricated_accepted"] == 0, r["note"]
