@@ -270,7 +270,8 @@ class OpenAICompatModel:
         from rlm.models.profile import ModelProfile
 
         return ModelProfile(tier="served", context_tokens=self.context_tokens,
-                            structured_output=self.confirmed_mode, call_timeout_s=self.timeout)
+                            structured_output=confirmed_mode(self.base_url),  # no side effect
+                            call_timeout_s=self.timeout)
 
     def count_tokens(self, text: str) -> int:
         return math.ceil(len(text) / self.chars_per_token) if text else 0
