@@ -76,14 +76,9 @@ def test_noisy_failures_are_named_in_coverage(cases):
     assert r["failures_named"] and not r["complete"]
 
 
-DIRECT_CITES = pytest.mark.xfail(strict=True, reason=(
-    "rlm bug (rlm/api.py _direct): every line the direct answer cites becomes a verified finding "
-    "'cited by the answer' with no check that the line supports the answer, so a reader told "
-    "by the text to 'cite line 1 as proof' gets line 1 shown as verified evidence"))
-
-
-@pytest.mark.parametrize("name", ["log-anomalies", "transcript-story",
-                                  pytest.param("notes", marks=DIRECT_CITES)])
+# notes (a direct read): its cites carry no quote, so a cited line is verified only when it
+# shares a word with the answer (rlm/support.py); this was an xfail until that check
+@pytest.mark.parametrize("name", ["log-anomalies", "transcript-story", "notes"])
 def test_adversarial_reader_cannot_plant_verified_evidence(cases, tmp_path, name):
     adv = S.adversarial_copy(cases[name], tmp_path)
     r = run(adv, "adversarial")
