@@ -59,6 +59,9 @@ def test_ask_on_a_log_returns_the_needles_with_coverage(tmp_path, fake_server):
     assert rep["coverage"]["statement"] and rep["run_id"]
     assert f"Run {rep['run_id']}: coverage complete" in text_of(res)
     assert progress and "chunks done" in progress[-1][2]
+    values = [p[0] for p in progress]
+    assert values == sorted(set(values))  # progress only increases
+    assert progress[-1][0] == progress[-1][1]  # the last notification: every unit finished
 
 
 def _prose(tmp_path, n=2000, planted=None):

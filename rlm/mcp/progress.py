@@ -28,6 +28,8 @@ class ProgressRelay:
         self.total: int | None = None
         self.done = self.failed = self.tokens = 0
         self.phase = "starting"
+        self.scan: tuple[str, int, int] | None = None  # a code scan before any unit: what, bytes
+        self.scans = 0  # code scans started before the first plan: each adds one to the value
         self._sent = -1.0
         self._changed = anyio.Event()
 
@@ -37,7 +39,7 @@ class ProgressRelay:
             self.phase = f"strategy {data.get('strategy')}"
         elif kind == "plan":  # audit plans once per round: totals add up
             t = data.get("total")
-            self.total = None if t is None else self.done + self.failed + int(t)
+            self.total = None if t is None else self.scans + self.done + self.failed + int(t)
             self.phase = "reading"
         elif kind == "chunk":  # typed UnitDone (status) or an older plain dict (ok)
             if data.get("status", "ok" if data.get("ok") else "failed") == "ok":
@@ -47,11 +49,26 @@ class ProgressRelay:
             self.tokens = int(data.get("tokens") or self.tokens)
         elif kind == "reduce":
             self.phase = "merging findings"
+        elif kind == "scan" and self.total is None:
+            what, done = str(data.get("what") or "scan"), int(data.get("done") or 0)
+            if self.scan is None or what != self.scan[0] or done < self.scan[1]:
+                self.scans += 1
+            self.scan = (what, done, int(data.get("total") or 0))
         else:
             return
         self._changed.set()
 
+    def value(self) -> float:
+        """Monotone: one per code scan before the first plan (plus the running scan's fraction),
+        then one per finished unit."""
+        if self.total is None and self.scan and self.scan[2]:
+            return self.scans - 1 + min(0.99, self.scan[1] / self.scan[2])
+        return float(self.scans + self.done + self.failed)
+
     def message(self) -> str:
+        if self.total is None and self.scan and self.scan[2]:
+            what, done, total = self.scan
+            return f"{what}: {done / 1e6:,.0f} of {total / 1e6:,.0f} MB scanned by code"
         total = "?" if self.total is None else f"{self.total:,}"
         return (f"{self.phase}: {self.done:,}/{total} chunks done, {self.failed:,} failed, "
                 f"{self.tokens:,} tokens")
@@ -60,14 +77,18 @@ class ProgressRelay:
         while True:
             await self._changed.wait()
             self._changed = anyio.Event()
-            value = float(self.done + self.failed)
-            if value > self._sent:
-                self._sent = value
-                try:
-                    await self.ctx.report_progress(value, self.total, self.message())
-                except Exception:  # noqa: BLE001 - a lost notification never fails the run
-                    pass
+            await self.flush()
             await anyio.sleep(self.interval)
+
+    async def flush(self) -> None:
+        """Send the current state if it moved (also once at the end, before the result)."""
+        value = self.value()
+        if value > self._sent:  # the spec wants progress to increase
+            self._sent = value
+            try:
+                await self.ctx.report_progress(value, self.total, self.message())
+            except Exception:  # noqa: BLE001 - a lost notification never fails the run
+                pass
 
 
 async def run_in_worker(work: Work[T], relay: ProgressRelay, resumable: bool) -> T:
@@ -103,4 +124,5 @@ async def run_in_worker(work: Work[T], relay: ProgressRelay, resumable: bool) ->
         tg.cancel_scope.cancel()  # the relay
     if "error" in box:
         raise box["error"]
+    await relay.flush()
     return box["result"]
