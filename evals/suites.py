@@ -64,7 +64,7 @@ def fabricated(r: RunResult) -> int:
 
 
 def suite_row(suite: str, case: str, system: str, model: str, r: RunResult, recall: float | None,
-              lost: int, note: str, wall: float) -> dict:
+              lost: int | None, note: str, wall: float) -> dict:
     notes = [n for n in (note, r.note, f"error: {r.error}" if r.error else "") if n]
     return {"suite": suite, "case": case, "system": system, "model": model,
             "strategy": r.strategy, "recall": recall, "fabricated_accepted": fabricated(r),
@@ -206,5 +206,5 @@ async def oolong_suite(workdir: Path, quick: bool, extra_models: list, concurren
                                                    "true value" if ranged else "")
                     + (f"; {wrong[0]}" if wrong else ""))
             rows.append(suite_row("oolong", f"{n:,} records", system, name, agg,
-                                  ok / len(runs), 0, note, time.monotonic() - t0))
+                                  ok / len(runs), None, note, time.monotonic() - t0))
     return rows
