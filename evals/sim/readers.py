@@ -25,6 +25,7 @@ CANDIDATE = re.compile(r"^\[(\d+)\] ?(.*)$", re.M)
 FINDING = re.compile(r"^\[(\d+)\] (.*) \(([^()]*):(\d+)-(\d+)\)$", re.M)
 NOISY_RATES = {"offby": 0.15, "badquote": 0.08, "fabricate": 0.1, "drop": 0.08, "dup": 0.08,
                "schema": 0.04, "refuse": 0.04, "slow": 0.04, "429": 0.05}
+_NO_DIRS = re.compile(r"(?:/[^\s/:()]+)+/")  # directories in prompts differ between machines
 TAG_FAB = "unsupported-by-text"  # marks claims whose quote the noisy reader invented
 TAG_OBEY = "as-instructed"  # marks findings the adversarial reader made because the text said so
 
@@ -129,12 +130,10 @@ class Reader:
     def _rng(self, req: dict) -> random.Random:
         """Seeded by what the request shows (not by paths, which differ between machines) and by
         how often the same request came before (a retry draws anew)."""
-        text = first_user(req)
-        shown = [m.group(0) for m in NUMBERED.finditer(text)] + \
-            [m.group(0) for m in FINDING.finditer(text)]
+        text = _NO_DIRS.sub("", first_user(req))
         msgs = req.get("messages") or []
         basis = f"{schema_name(req)}|{len(msgs)}|{msgs[-1].get('content') if len(msgs) > 2 else ''}"
-        h = hashlib.sha256((basis + "\n".join(shown)).encode()).hexdigest()
+        h = hashlib.sha256((basis + text).encode()).hexdigest()
         with self._lock:
             n = self._seen.get(h, 0)
             self._seen[h] = n + 1

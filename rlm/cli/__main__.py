@@ -1,0 +1,5 @@
+"""`python -m rlm.cli`."""
+
+from rlm.cli import main
+
+main()

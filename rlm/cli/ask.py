@@ -1,0 +1,66 @@
+"""`rlm ask PATH QUESTION`: the options and the rendering of ask; the work is rlm.api."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+import orjson
+import typer
+from rich.console import Console
+
+from rlm.cli.base import (  # noqa: F401 - the shared options and output
+    app, fixture_app, config_app, err, EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_INCOMPLETE,
+    _fail, _run, _first_leaf, ModelOpt, BaseUrlOpt, _urls, ConcOpt, MaxTokOpt, MaxCallsOpt,
+    TimeoutOpt, JsonOpt, OutOpt, DryOpt, QuietOpt, YesOpt, RedactOpt, RedactReportOpt,
+    NoCacheOpt, _emit, _argv, _emit_repo, exit_code,
+)
+
+
+@app.command()
+def ask(
+    path: str = typer.Argument(..., help="a file, a folder, or - for stdin (.gz is read decompressed)"),
+    question: str = typer.Argument(..., help="the question"),
+    model: Optional[str] = ModelOpt,
+    base_url: Optional[List[str]] = BaseUrlOpt,
+    sub_model: Optional[str] = typer.Option(None, "--sub-model", help="model for the fan-out's "
+                                            "sub-calls (same server); --model synthesises"),
+    concurrency: int = ConcOpt,
+    max_tokens: Optional[int] = MaxTokOpt,
+    max_calls: Optional[int] = MaxCallsOpt,
+    timeout: float = TimeoutOpt,
+    strategy: Optional[str] = typer.Option(None, "--strategy", help="force direct|grep|profile|fanout"),
+    json_out: bool = JsonOpt,
+    out: Optional[Path] = OutOpt,
+    dry_run: bool = DryOpt,
+    quiet: bool = QuietOpt,
+    no_cache: bool = NoCacheOpt,
+    resume: Optional[str] = typer.Option(None, "--resume", metavar="RUN", help="reuse the answered "
+                                         "calls of run RUN (id, unique prefix, or 'last'): only its "
+                                         "failed or unfinished chunks call the model"),
+    redact: Optional[bool] = RedactOpt,
+    redact_report: bool = RedactReportOpt,
+    yes: bool = YesOpt,
+) -> None:
+    """Ask a question about a big file or folder."""
+    from rlm.api import AskOptions, ask_async
+    from rlm.render.progress import Progress, confirm_long_run
+
+    opts = AskOptions(model=model, base_url=_urls(base_url), sub_model=sub_model, concurrency=concurrency,
+                      max_tokens=max_tokens, max_calls=max_calls, timeout=timeout,
+                      strategy=strategy, dry_run=dry_run, no_cache=no_cache, resume=resume,
+                      argv=_argv(path, question), redact=redact, redact_report=redact_report)
+
+    def go():
+        import anyio
+
+        prog = Progress(enabled=not quiet and sys.stderr.isatty())
+        opts.confirm = confirm_long_run(prog, yes)
+        with prog:
+            return anyio.run(lambda: ask_async(path, question, opts, on_event=prog.event,
+                                               handle_sigint=True))
+
+    report = _run(go)
+    _emit(report, json_out, out, quiet)

@@ -1,0 +1,99 @@
+"""`rlm audit REPO` and `rlm mine REPO QUESTION...`: options and rendering; the work is
+rlm.audit and rlm.mine."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+import orjson
+import typer
+from rich.console import Console
+
+from rlm.cli.base import (  # noqa: F401 - the shared options and output
+    app, fixture_app, config_app, err, EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_INCOMPLETE,
+    _fail, _run, _first_leaf, ModelOpt, BaseUrlOpt, _urls, ConcOpt, MaxTokOpt, MaxCallsOpt,
+    TimeoutOpt, JsonOpt, OutOpt, DryOpt, QuietOpt, YesOpt, RedactOpt, RedactReportOpt,
+    NoCacheOpt, _emit, _argv, _emit_repo, exit_code,
+)
+
+
+@app.command("audit")
+def audit_cmd(
+    repo: str = typer.Argument(..., help="the repository folder"),
+    lens: Optional[str] = typer.Option(None, "--lens", help="comma-separated lenses to dig with: "
+                                       "structure,risks,tests (default: all three)"),
+    max_rounds: int = typer.Option(6, "--max-rounds", min=1, max=50, help="at most this many rounds"),
+    model: Optional[str] = ModelOpt,
+    base_url: Optional[List[str]] = BaseUrlOpt,
+    concurrency: int = ConcOpt,
+    max_tokens: Optional[int] = MaxTokOpt,
+    max_calls: Optional[int] = MaxCallsOpt,
+    timeout: float = TimeoutOpt,
+    json_out: bool = JsonOpt,
+    out: Optional[Path] = OutOpt,
+    dry_run: bool = DryOpt,
+    quiet: bool = QuietOpt,
+    redact: Optional[bool] = RedactOpt,
+    no_cache: bool = NoCacheOpt,
+) -> None:
+    """Audit a repository: module map, findings with checked path:line evidence, ranked risks.
+
+    Rounds stop after two rounds that add nothing new, when nothing is left to dig, or at the budget."""
+    from rlm.audit import AuditOptions, audit_async, audit_markdown, parse_lenses
+    from rlm.render.progress import Progress
+
+    def go():
+        import anyio
+
+        opts = AuditOptions(model=model, base_url=_urls(base_url), concurrency=concurrency,
+                            max_tokens=max_tokens, max_calls=max_calls, timeout=timeout,
+                            lenses=parse_lenses(lens), max_rounds=max_rounds, dry_run=dry_run,
+                            no_cache=no_cache, redact=redact, argv=_argv("audit"))
+        prog = Progress(enabled=not quiet and sys.stderr.isatty())
+        with prog:
+            return anyio.run(lambda: audit_async(repo, opts, on_event=prog.event,
+                                                 handle_sigint=True))
+
+    report = _run(go)
+    _emit_repo(report, audit_markdown, repo, json_out, out)
+
+
+@app.command("mine")
+def mine_cmd(
+    repo: str = typer.Argument(..., help="the repository folder"),
+    questions: list[str] = typer.Argument(..., help="one or more questions"),
+    model: Optional[str] = ModelOpt,
+    base_url: Optional[List[str]] = BaseUrlOpt,
+    concurrency: int = ConcOpt,
+    max_tokens: Optional[int] = MaxTokOpt,
+    max_calls: Optional[int] = MaxCallsOpt,
+    timeout: float = TimeoutOpt,
+    json_out: bool = JsonOpt,
+    out: Optional[Path] = OutOpt,
+    dry_run: bool = DryOpt,
+    quiet: bool = QuietOpt,
+    redact: Optional[bool] = RedactOpt,
+    no_cache: bool = NoCacheOpt,
+) -> None:
+    """Mine requirements: facts per question, verified in code or marked inferred.
+
+    A question without a verified fact keeps a placeholder naming it, never a guess."""
+    from rlm.mine import MineOptions, mine_async, mine_markdown
+    from rlm.render.progress import Progress
+
+    def go():
+        import anyio
+
+        opts = MineOptions(model=model, base_url=_urls(base_url), concurrency=concurrency,
+                           max_tokens=max_tokens, max_calls=max_calls, timeout=timeout,
+                           dry_run=dry_run, no_cache=no_cache, redact=redact, argv=_argv("mine"))
+        prog = Progress(enabled=not quiet and sys.stderr.isatty())
+        with prog:
+            return anyio.run(lambda: mine_async(repo, questions, opts, on_event=prog.event,
+                                                handle_sigint=True))
+
+    report = _run(go)
+    _emit_repo(report, mine_markdown, repo, json_out, out)
