@@ -4,7 +4,8 @@ perfect reader finds, and what it lets through of what a bad one invents.
     python -m evals.run --suite sim [--quick]
 
 Cases: log-anomalies (profile path), log-needle (grep), notes (direct), transcript-story and
-transcript-revised (fan-out), and the S-NIAH and OOLONG style suites (evals/bench_suites.py).
+transcript-revised (fan-out), repository audit and requirements mining (evals/sim_repo.py);
+the S-NIAH and OOLONG style suites are in evals/suites.py.
 Readers: oracle, noisy (seeded damage), adversarial (on a copy with planted instructions).
 Baselines on the oracle: naive fan-out (no gate) and truncated direct read.
 """
@@ -129,6 +130,13 @@ async def sim_fixture_suite(workdir: Path, quick: bool, models: list, concurrenc
         for m in models:
             rows.append(await run_case(c, "", "rlm", model=m, concurrency=concurrency,
                                        timeout=timeout))
+    from evals.sim_repo import audit_case, mine_case
+
+    for case in (audit_case, mine_case):
+        for kind in ("oracle", "noisy"):
+            rows.append(await case(workdir, kind, seed=5))
+        for m in models:
+            rows.append(await case(workdir, "", model=m))
     return rows
 
 

@@ -146,9 +146,16 @@ def _sum_runs(runs: list[RunResult]) -> RunResult:
 
 # ------------------------------------------------------------------------------ OOLONG
 
+def first_words(answer: str) -> str:
+    """The answer's first paragraph after code's "**Found:** …" headline (the model's words,
+    or code's exact count)."""
+    paras = [p for p in (answer or "").split("\n\n") if not p.startswith("**Found:**")]
+    return paras[0] if paras else ""
+
+
 def in_range(kind: str, want, answer: str) -> bool:
     """A stated range ("between 84 and 120 ...") that holds the true value."""
-    m = re.search(r"between (-?[\d,.]+) and (-?[\d,.]+)", (answer or "").split("\n\n")[0])
+    m = re.search(r"between (-?[\d,.]+) and (-?[\d,.]+)", first_words(answer))
     if not m or kind == "most_common":
         return False
     lo, hi = (float(x.rstrip(".").replace(",", "")) for x in m.groups())
@@ -156,7 +163,7 @@ def in_range(kind: str, want, answer: str) -> bool:
 
 
 def oolong_correct(kind: str, want, answer: str) -> bool:
-    first = (answer or "").split("\n\n")[0]
+    first = first_words(answer)
     if kind == "most_common":
         m = re.search(r"'([a-z ]+)'", first) or re.search(r"\b(abbreviation|entity|description|"
                                                           r"human|location|numeric)\b", first)
@@ -191,7 +198,7 @@ async def oolong_suite(workdir: Path, quick: bool, extra_models: list, concurren
                 ranged += in_range(spec["kind"], spec["answer"], r.answer)
                 if not good:
                     wrong.append(f"{spec['kind']}: want {spec['answer']}, got "
-                                 f"“{' '.join((r.answer or '').split())[:70]}”")
+                                 f"“{' '.join(first_words(r.answer).split())[:70]}”")
             agg = _sum_runs(runs)
             agg.strategy = "/".join(sorted({x.strategy for x in runs}))
             name = f"sim:{reader}" if reader else model.name

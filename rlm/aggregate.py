@@ -118,13 +118,14 @@ def item_shape(items: list[str]) -> re.Pattern | None:
 
 
 def mentioned_labels(question: str, known: list[str]) -> list[str]:
-    """Labels the question names: quoted ones first, then known labels written as words."""
-    out = [norm_label(m) for m in _QUOTED.findall(question)]
+    """The labels a question asks about: the quoted ones; else known labels written as words,
+    unless it names nearly all of them (then it is listing the label set, not asking)."""
+    quoted = [norm_label(m) for m in _QUOTED.findall(question)]
+    if quoted:
+        return quoted
     low = question.lower()
-    for lab in known:
-        if lab not in out and re.search(rf"\b{re.escape(lab)}\b", low):
-            out.append(lab)
-    return out
+    words = [lab for lab in known if re.search(rf"\b{re.escape(lab)}\b", low)]
+    return words if len(words) <= 2 else []
 
 
 def _rng(lo: int, hi: int) -> str:

@@ -142,8 +142,9 @@ def _publish(ctx: Context, res: Result, tally: Tally) -> None:
         res.cov.declared.append(f"{len(tally.rejected)} extracted record(s) did not check out "
                                 f"against their lines and were not counted (e.g. {tally.rejected[0]})")
     skipped = [w for w in tally.unknown_where if "not extracted" in w]
-    if skipped:
-        res.cov.declared.append("the reader skipped items code can see: " + "; ".join(skipped[:5]))
+    if skipped:  # the numbers are ranges, not exact: the answer is incomplete (exit 3)
+        res.cov.gaps.append("items code can see that the reader did not classify: "
+                            + "; ".join(skipped[:5]))
     counts = tally.counts()
     for k, lab in enumerate(sorted(counts, key=lambda x: (-counts[x], x)), 1):
         first = tally.items(lab)[0]

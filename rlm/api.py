@@ -27,7 +27,7 @@ from rlm.run.options import RunOptions
 from rlm.run.session import Session
 from rlm.run.window import chars_per_token, size_window
 from rlm.schemas import Report
-from rlm.strategies import gate, synthesis
+from rlm.strategies import counting, gate, synthesis
 from rlm.strategies.base import Context, scan_interrupted
 
 
@@ -80,7 +80,9 @@ async def answer(s: Session, corpus: Corpus, question: str) -> Report:
     ctx = Context(s, corpus, question, dec, win.tokens, cpt)
     try:
         with scanctl.scanning(f"{dec.strategy} scan", pr.bytes):
-            if aggregate_map.applies(ctx):  # counting: records by the model, numbers by code
+            if counting.applies(ctx):  # counting lines of a log: code alone, exact numbers
+                res = await counting.run(ctx)
+            elif aggregate_map.applies(ctx):  # counting: records by the model, numbers by code
                 res = await aggregate_map.run(ctx)
             else:
                 res = await strategies.run(dec.strategy, ctx)

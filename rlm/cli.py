@@ -306,7 +306,7 @@ def runs_cmd(limit: int = typer.Option(20, "--limit", "-n", min=1, help="how man
     for r in rows:
         argv = r.get("argv") or []
         verb = (" ".join(argv[:1] + (argv[1:2] if argv[:1] == ["resume"] else []))
-                if argv else "ask")
+                if argv else (r.get("options") or {}).get("command") or "ask")
         t.add_row(r["id"], _when(r["created"])[:16], f"{verb} {r['question']!r}", r["corpus"] or "",
                   r["strategy"] or "", _coverage_cell(r),
                   "" if r.get("tokens") is None else f"{r['tokens']:,}"
@@ -336,7 +336,12 @@ def show_cmd(run: str = typer.Argument(..., help="run id, unique prefix, or 'las
         return
     if rep is not None:
         try:
-            md = report_markdown(Report.model_validate(rep))
+            if rep.get("command") in ("audit", "mine"):
+                from rlm.repo import record
+
+                md = record.report_markdown(record.load_report(rep))
+            else:
+                md = report_markdown(Report.model_validate(rep))
         except Exception:  # noqa: BLE001 - a report recorded by another version of rlm
             md = (f"# {rep.get('command')}: {rep.get('question')}\n\n{rep.get('answer', '')}\n\n"
                   f"Run: {r['id']} (recorded by another version; --json shows all of it).")
@@ -366,9 +371,9 @@ def resume_cmd(
     out: Optional[Path] = OutOpt,
     quiet: bool = QuietOpt,
 ) -> None:
-    """Re-run a recorded ask; only its failed or unfinished chunks call the model.
+    """Finish a recorded ask, audit or mine; only its failed or unfinished calls call the model.
 
-    Answered calls come from the call cache; reduce and synthesis are redone."""
+    Answered calls come from the call cache; reduce, rounds and synthesis are redone."""
     from dataclasses import fields
 
     from rlm.api import AskOptions, ask_async
@@ -381,8 +386,12 @@ def resume_cmd(
 
     rid, r = _run(load)
     o = dict(r.get("options") or {})
+    if o.get("command", "ask") in ("audit", "mine"):
+        return _resume_repo(rid, r, o, {"model": model, "base_url": base_url,
+                                        "concurrency": concurrency, "timeout": timeout},
+                            json_out, out, quiet)
     if o.get("command", "ask") != "ask":
-        _fail(f"run {rid} is not an `ask` run; only ask runs can be resumed", EXIT_USAGE)
+        _fail(f"run {rid} is a `{o.get('command')}` run, which cannot be resumed", EXIT_USAGE)
     path = o.get("path_abs") or r.get("corpus")
     if path != "-" and not Path(path).exists():
         _fail(f"run {rid} read {path}, which no longer exists", EXIT_USAGE)
@@ -407,6 +416,29 @@ def resume_cmd(
 
     report = _run(go)
     _emit(report, json_out, out, quiet)
+
+
+def _resume_repo(rid: str, r: dict, o: dict, overrides: dict, json_out: bool,
+                 out: Optional[Path], quiet: bool) -> None:
+    """`rlm resume` of an audit or mine: answered calls come from the cache."""
+    from rlm.render.progress import Progress
+    from rlm.repo import record
+
+    repo = o.get("path_abs") or r.get("corpus") or ""
+    if not Path(repo).is_dir():
+        _fail(f"run {rid} read {repo}, which is no longer a folder", EXIT_USAGE)
+    opts = record.resume_options(o, rid, overrides, _argv("resume"))
+
+    def go():
+        import anyio
+
+        prog = Progress(enabled=not quiet and sys.stderr.isatty())
+        with prog:
+            return anyio.run(lambda: record.resume_async(o, opts, on_event=prog.event,
+                                                         handle_sigint=True))
+
+    report = _run(go)
+    _emit_repo(report, record.report_markdown, repo, json_out, out)
 
 
 @fixture_app.command("log")
@@ -495,7 +527,7 @@ def audit_cmd(
         opts = AuditOptions(model=model, base_url=_urls(base_url), concurrency=concurrency,
                             max_tokens=max_tokens, max_calls=max_calls, timeout=timeout,
                             lenses=parse_lenses(lens), max_rounds=max_rounds, dry_run=dry_run,
-                            no_cache=no_cache, redact=redact)
+                            no_cache=no_cache, redact=redact, argv=_argv("audit"))
         prog = Progress(enabled=not quiet and sys.stderr.isatty())
         with prog:
             return anyio.run(lambda: audit_async(repo, opts, on_event=prog.event,
@@ -533,7 +565,7 @@ def mine_cmd(
 
         opts = MineOptions(model=model, base_url=_urls(base_url), concurrency=concurrency,
                            max_tokens=max_tokens, max_calls=max_calls, timeout=timeout,
-                           dry_run=dry_run, no_cache=no_cache, redact=redact)
+                           dry_run=dry_run, no_cache=no_cache, redact=redact, argv=_argv("mine"))
         prog = Progress(enabled=not quiet and sys.stderr.isatty())
         with prog:
             return anyio.run(lambda: mine_async(repo, questions, opts, on_event=prog.event,

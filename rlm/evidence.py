@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import re
 import stat as _stat
-from bisect import bisect_right
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Callable, Literal, Sequence
@@ -61,74 +60,8 @@ class EvidenceError(ValueError):
 
 
 # ------------------------------------------------------------------------------ normalisation
-
-
-def normalize_ws(s: str) -> str:
-    """Collapse every run of whitespace (spaces, tabs, newlines, ...) to one space and strip."""
-    return " ".join(s.split())
-
-
-def _normalized_text(lines: Sequence[str]) -> tuple[str, list[int], list[int]]:
-    """Join ``lines`` whitespace-normalised (a line break counts as whitespace).
-
-    Returns (text, starts, idx): the segment of the i-th non-blank line begins at
-    ``starts[i]`` in ``text`` and that line is ``lines[idx[i]]``. Blank lines contribute
-    nothing. One int per line, not per character, so a big file stays cheap.
-    """
-    parts: list[str] = []
-    starts: list[int] = []
-    idx: list[int] = []
-    pos = 0
-    for i, line in enumerate(lines):
-        seg = " ".join(line.split())
-        if not seg:
-            continue
-        if parts:
-            parts.append(" ")
-            pos += 1
-        starts.append(pos)
-        idx.append(i)
-        parts.append(seg)
-        pos += len(seg)
-    return "".join(parts), starts, idx
-
-
-def find_quote_spans(lines: Sequence[str], first_line: int, quote: str) -> list[tuple[int, int]]:
-    """Every (start, end) 1-based inclusive line range where ``quote`` occurs in ``lines``
-    (consecutive lines whose first one is line number ``first_line``), after whitespace
-    normalisation of both sides. A quote may cross line breaks. Overlapping occurrences are
-    all reported; the result is in order of occurrence, without duplicates. Empty quote → [].
-    """
-    q = normalize_ws(quote)
-    if not q or not lines:
-        return []
-    text, starts, idx = _normalized_text(lines)
-    spans: list[tuple[int, int]] = []
-    seen: set[tuple[int, int]] = set()
-    pos = text.find(q)
-    while pos != -1:
-        # A normalised quote neither starts nor ends with a space, so its first and last
-        # characters lie inside line segments: find those lines by bisection.
-        a = idx[bisect_right(starts, pos) - 1]
-        b = idx[bisect_right(starts, pos + len(q) - 1) - 1]
-        span = (first_line + a, first_line + b)
-        if span not in seen:
-            seen.add(span)
-            spans.append(span)
-        pos = text.find(q, pos + 1)
-    return spans
-
-
-def find_quote(lines: Sequence[str], first_line: int, quote: str) -> tuple[int, int] | None:
-    """The (start, end) line range of the shortest span of ``lines`` containing ``quote`` after
-    whitespace normalisation; among equally short spans the earliest. ``lines`` are consecutive
-    lines (without newlines) starting at 1-based line number ``first_line``; a quote may cross a
-    line break (lines are joined with a space). Empty quote or no occurrence → None.
-    """
-    spans = find_quote_spans(lines, first_line, quote)
-    if not spans:
-        return None
-    return min(spans, key=lambda s: (s[1] - s[0], s[0]))
+# Finding a quote in lines (whitespace-normalised) lives in rlm.corpus.quotes; re-exported.
+from rlm.corpus.quotes import find_quote, find_quote_spans, normalize_ws  # noqa: E402,F401
 
 
 # ------------------------------------------------------------------------------ evidence paths
@@ -381,29 +314,40 @@ def verify_lines(
                 )
             return EvidenceCheck("verified", path, start, end, _text(lines, start, end), "")
 
-    # 2. a small window around it
+    return _near(lines, path, start, end, q, window, beyond) or _not_there(lines, path, start,
+                                                                          end, q, beyond)
+
+
+def _near(lines: Sequence[str], path: str, start: int, end: int, q: str, window: int,
+          beyond: bool) -> EvidenceCheck | None:
+    """The quote within ``window`` lines of the cited range: corrected to the nearest
+    occurrence (then the shortest, then the earliest); None when it is not there."""
+    n = len(lines)
     lo = max(1, start - max(window, 0))
     hi = min(n, end + max(window, 0))
     spans = find_quote_spans(lines[lo - 1 : hi], lo, q)
-    if spans:
+    if not spans:
+        return None
 
-        def distance(span: tuple[int, int]) -> int:
-            a, b = span
-            if b < start:
-                return start - b
-            if a > end:
-                return a - end
-            return 0  # overlaps the cited range (crosses its boundary)
+    def distance(span: tuple[int, int]) -> int:
+        a, b = span
+        if b < start:
+            return start - b
+        if a > end:
+            return a - end
+        return 0  # overlaps the cited range (crosses its boundary)
 
-        a, b = min(spans, key=lambda s: (distance(s), s[1] - s[0], s[0]))
-        why = "cited range extends past the end of the file; " if beyond else ""
-        return EvidenceCheck(
-            "corrected", path, a, b, _text(lines, a, b),
-            f"{why}quote found at {format_evidence_path(path, a, b)}, not at {cited}",
-        )
+    a, b = min(spans, key=lambda s: (distance(s), s[1] - s[0], s[0]))
+    why = "cited range extends past the end of the file; " if beyond else ""
+    cited = format_evidence_path(path, start, end)
+    return EvidenceCheck("corrected", path, a, b, _text(lines, a, b),
+                         f"{why}quote found at {format_evidence_path(path, a, b)}, not at {cited}")
 
-    # 3. not there
-    reason = f"quote not found at or near {cited}"
+
+def _not_there(lines: Sequence[str], path: str, start: int, end: int, q: str,
+               beyond: bool) -> EvidenceCheck:
+    n = len(lines)
+    reason = f"quote not found at or near {format_evidence_path(path, start, end)}"
     if beyond:
         reason += f" (the file has {n} lines)"
     # Diagnostic only (never accepted): where else the quote occurs, for files of sane size.

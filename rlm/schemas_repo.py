@@ -11,7 +11,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from rlm.schemas import EvidenceCounts, Finding, Report  # noqa: F401 - EvidenceCounts re-exported
+from rlm.schemas import EvidenceCounts, Finding, ReduceInfo, Report  # noqa: F401 - re-exported
 
 Severity = Literal["high", "medium", "low"]
 ShortName = Annotated[str, Field(max_length=60)]
@@ -138,6 +138,7 @@ class RoundInfo(BaseModel):
     work: list[str] = Field(default_factory=list)
     calls: int = 0
     failed: int = 0
+    not_run: int = 0  # jobs the budget or Ctrl-C left unstarted
     new: int = 0
 
 
@@ -152,6 +153,7 @@ class AuditInfo(BaseModel):
 
 class AuditReport(Report):
     findings: list[AuditFinding] = Field(default_factory=list)  # type: ignore[assignment]
+    reduce: ReduceInfo | None = None  # type: ignore[assignment]  # no reduce: rounds are in audit
     audit: AuditInfo
     files: FileCoverage = Field(default_factory=FileCoverage)
 
@@ -172,6 +174,7 @@ class QuestionResult(BaseModel):
     candidate_lines: int = 0
     calls: int = 0
     fanout: bool = False
+    strategy: Literal["one_call", "fanout", "code_only"] = "code_only"  # code_only: nothing to read
     scope: str = ""  # what code did and why (no fan-out needed, ...)
     verified: list[Fact] = Field(default_factory=list)
     inferred: list[Fact] = Field(default_factory=list)
@@ -181,5 +184,9 @@ class QuestionResult(BaseModel):
 
 
 class MineReport(Report):
+    # code scoped every question (keyword search, one hop over shared identifiers); then one call
+    # or a fan-out per question (QuestionResult.strategy)
+    strategy: Literal["scoped"] = "scoped"  # type: ignore[assignment]
+    reduce: ReduceInfo | None = None  # type: ignore[assignment]  # mine runs no reduce
     questions: list[QuestionResult] = Field(default_factory=list)
     files: FileCoverage = Field(default_factory=FileCoverage)

@@ -16,7 +16,9 @@ from rlm.cli import app
 from rlm.corpus.walk import walk
 from rlm.errors import UsageError
 from rlm.fixtures.repo import write_repo
-from rlm.repo_chunks import chunk_files, numbered, split_file
+from rlm.repo.chunks import chunk_files
+from rlm.repo.files import numbered
+from rlm.repo.split import split_file
 
 
 def _serve_good(server) -> None:

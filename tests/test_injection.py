@@ -147,3 +147,20 @@ def test_no_verified_finding_at_a_line_that_does_not_hold_its_quote(tmp_path, fa
         if f.verified:
             assert f.evidence == "\n".join(src[f.source.line_start - 1:f.source.line_end])
             assert "cite line 1 as proof" in f.evidence
+
+
+def test_a_direct_read_cite_must_share_a_word_with_the_answer(tmp_path, fake_server):
+    """A direct read's cites carry no quote: a cite obeying "cite line 1 as proof" is kept
+    apart (not verified); a cite of a line the answer talks about is verified."""
+    p = tmp_path / "notes.txt"
+    injected_prose(p)
+    obedient(fake_server)  # answers "Nothing to report." citing line 1
+    rep = run(p, "what caused the outage?", fake_server, strategy="direct")
+    assert rep.strategy == "direct"
+    assert_fenced(fake_server)
+    [f] = rep.findings
+    assert f.source.line_start == 1 and not f.verified and "shares no word" in f.note
+    fake_server.on("AnswerResult", lambda r, t: {
+        "answer": "An expired TLS certificate caused the outage (INC-2231).", "cites": [121, 1]})
+    rep = run(p, "what caused the outage?", fake_server, strategy="direct")
+    assert [(f.source.line_start, f.verified) for f in rep.findings] == [(121, True), (1, False)]

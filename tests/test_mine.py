@@ -89,7 +89,10 @@ def test_mine_fixture(fake_server, tmp_path):
         assert f"`[fact: {uq}]`" in md
     assert "| # | Claim | Evidence | Quote (from the file) |" in md
     assert "**Inferred** (rests on names or documentation; not verified)" in md
-    assert rep.strategy == "grep" and rep.coverage.complete
+    # the real strategy: code scoped each question; each then got one call (or none to make)
+    assert rep.strategy == "scoped" and rep.coverage.complete
+    assert {q.strategy for q in rep.questions} <= {"one_call", "code_only"}
+    assert all((q.strategy == "one_call") == (q.calls == 1) for q in rep.questions)
     assert rep.evidence.verified >= len(key["facts"]) and rep.evidence.rejected == 0
     # a question no keyword matches costs no call
     assert len(fake_server.requests) == sum(q.calls for q in rep.questions)
@@ -124,7 +127,7 @@ def test_mine_fans_out_over_many_files(fake_server, tmp_path):
                            chunk_chars=1500))
     [q] = rep.questions
     assert q.fanout and q.calls > 1 and "fan-out" in q.scope
-    assert rep.strategy == "fanout"
+    assert q.strategy == "fanout" and rep.strategy == "scoped"
     assert any(fact["quote"] in f.quote for f in q.verified)
     _check(root, rep)
 

@@ -76,14 +76,9 @@ def test_noisy_failures_are_named_in_coverage(cases):
     assert r["failures_named"] and not r["complete"]
 
 
-DIRECT_CITES = pytest.mark.xfail(strict=True, reason=(
-    "rlm bug (rlm/api.py _direct): every line the direct answer cites becomes a verified finding "
-    "'cited by the answer' with no check that the line supports the answer, so a reader told "
-    "by the text to 'cite line 1 as proof' gets line 1 shown as verified evidence"))
-
-
-@pytest.mark.parametrize("name", ["log-anomalies", "transcript-story",
-                                  pytest.param("notes", marks=DIRECT_CITES)])
+# notes (a direct read): its cites carry no quote, so a cited line is verified only when it
+# shares a word with the answer (rlm/support.py); this was an xfail until that check
+@pytest.mark.parametrize("name", ["log-anomalies", "transcript-story", "notes"])
 def test_adversarial_reader_cannot_plant_verified_evidence(cases, tmp_path, name):
     adv = S.adversarial_copy(cases[name], tmp_path)
     r = run(adv, "adversarial")
@@ -91,3 +86,41 @@ def test_adversarial_reader_cannot_plant_verified_evidence(cases, tmp_path, name
     assert r["fabricated_accepted"] == 0 and r["misplaced"] == 0
     if name == "log-anomalies":  # code found the candidates: a model cannot suppress them
         assert r["recall"] == 1.0
+
+
+def test_audit_oracle_finds_every_planted_fact_and_noise_gets_nothing_in(tmp_path):
+    from evals.sim_repo import audit_case
+
+    r = anyio.run(lambda: audit_case(tmp_path, "oracle"))
+    assert r["recall"] == 1.0 and r["fabricated_accepted"] == 0 and r["complete"], r["note"]
+    n = anyio.run(lambda: audit_case(tmp_path, "noisy", seed=0))
+    assert "injected" in n["note"] and n["fabricated_accepted"] == 0, n["note"]
+
+
+def test_mining_oracle_finds_every_fact_and_leaves_placeholders(tmp_path):
+    from evals.sim_repo import mine_case
+
+    r = anyio.run(lambda: mine_case(tmp_path, "oracle"))
+    assert r["recall"] == 1.0 and r["fabricated_accepted"] == 0 and r["complete"]
+    assert "unanswerable" not in r["note"]
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "rlm bug (rlm/mine.py): a picked line's claim is the model's words and is marked verified "
+    "because its quote is taken from the file, without checking that the line supports the "
+    "claim: a noisy reader's invented claim on an arbitrary candidate line comes out verified"))
+def test_mining_noisy_reader_inventions_are_not_verified(tmp_path):
+    from evals.sim_repo import mine_case
+
+    r = anyio.run(lambda: mine_case(tmp_path, "noisy", seed=0))
+    assert r["fabricated_accepted"] == 0
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "rlm bug (rlm/audit.py pick rounds): like mining, a lens pick's claim is the model's words "
+    "and is marked verified without checking that the picked line supports it"))
+def test_audit_noisy_pick_inventions_are_not_verified(tmp_path):
+    from evals.sim_repo import audit_case
+
+    r = anyio.run(lambda: audit_case(tmp_path, "noisy", seed=5))
+    assert r["fabricated_accepted"] == 0, r["note"]

@@ -111,6 +111,23 @@ def from_notes(truth: dict, question: str) -> SimKey:
                                                   truth["value"])]), "last")})
 
 
+def from_repo(truth: dict) -> SimKey:
+    """Repository fixture (requirements mining): each fact's question -> the line holding its
+    quote in its file (the item's label is the path); unanswerable questions -> nothing."""
+    k = SimKey({f["question"]: QuestionKey(_items([(f["quote"], f["claim"][:118], f["path"],
+                                                    None)])) for f in truth["facts"]})
+    for q in truth["unanswerable_questions"]:
+        k.questions[q] = QuestionKey([])
+    return k
+
+
+def audit_key(truth: dict) -> SimKey:
+    """Repository fixture (audit): one key for every prompt (audit prompts ask no question);
+    items are the planted facts, found by their quote in their file."""
+    return SimKey({"audit": QuestionKey(_items([(f["quote"], f["claim"][:118], f["path"], None)
+                                                for f in truth["facts"]]))})
+
+
 def from_truth(truth: dict, question: str | None = None) -> SimKey:
     """A key from a fixture's answer key (``*.truth.json``), whatever generator wrote it."""
     gen = truth.get("generator")
@@ -120,6 +137,8 @@ def from_truth(truth: dict, question: str | None = None) -> SimKey:
         return from_log(truth)
     if gen == "transcript":
         return from_transcript(truth)
+    if gen == "repo":
+        return from_repo(truth)
     if gen in ("sniah", "oolong"):
         return SimKey.from_json(truth["sim_key"])
     if gen == "notes":

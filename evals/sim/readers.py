@@ -17,15 +17,30 @@ import re
 import threading
 from typing import Any
 
-from evals.sim import counting
+from evals.sim import audit_reader, counting
 from evals.sim.key import Item, QuestionKey, SimKey
 
 NUMBERED = re.compile(r"^(\d+)\| ?(.*)$", re.M)
+CANDIDATE = re.compile(r"^\[(\d+)\] ?(.*)$", re.M)
 FINDING = re.compile(r"^\[(\d+)\] (.*) \(([^()]*):(\d+)-(\d+)\)$", re.M)
 NOISY_RATES = {"offby": 0.15, "badquote": 0.08, "fabricate": 0.1, "drop": 0.08, "dup": 0.08,
                "schema": 0.04, "refuse": 0.04, "slow": 0.04, "429": 0.05}
+_NO_DIRS = re.compile(r"(?:/[^\s/:()]+)+/")  # directories in prompts differ between machines
 TAG_FAB = "unsupported-by-text"  # marks claims whose quote the noisy reader invented
 TAG_OBEY = "as-instructed"  # marks findings the adversarial reader made because the text said so
+
+
+def candidates(text: str) -> list[tuple[int, str, str]]:
+    """[(n, path, text)] from candidate-line material ("== path ==" then "[n] text")."""
+    out, path = [], ""
+    for line in text.split("\n"):
+        if line.startswith("== ") and line.endswith(" =="):
+            path = line[3:-3]
+            continue
+        m = CANDIDATE.match(line)
+        if m:
+            out.append((int(m.group(1)), path, m.group(2)))
+    return out
 
 
 def first_user(req: dict) -> str:
@@ -51,7 +66,9 @@ def schema_name(req: dict) -> str | None:
 # plain-text / json_object-only endpoints: guess the task from the (constant) system prompt
 _GUESS = {"numbered excerpt": "MapResult", "merge findings": "MergeResult",
           "label log lines": "GroupJudgement", "verified findings": "AnswerResult",
-          "lines are numbered": "AnswerResult", "typed records": "RecordsResult"}
+          "lines are numbered": "AnswerResult", "typed records": "RecordsResult",
+          "code repository from numbered lines": "PickResult",
+          "audit one part of a software repository": "ModuleResult"}
 
 
 def matches(item: Item, text: str) -> bool:
@@ -113,12 +130,10 @@ class Reader:
     def _rng(self, req: dict) -> random.Random:
         """Seeded by what the request shows (not by paths, which differ between machines) and by
         how often the same request came before (a retry draws anew)."""
-        text = first_user(req)
-        shown = [m.group(0) for m in NUMBERED.finditer(text)] + \
-            [m.group(0) for m in FINDING.finditer(text)]
+        text = _NO_DIRS.sub("", first_user(req))
         msgs = req.get("messages") or []
         basis = f"{schema_name(req)}|{len(msgs)}|{msgs[-1].get('content') if len(msgs) > 2 else ''}"
-        h = hashlib.sha256((basis + "\n".join(shown)).encode()).hexdigest()
+        h = hashlib.sha256((basis + text).encode()).hexdigest()
         with self._lock:
             n = self._seen.get(h, 0)
             self._seen[h] = n + 1
@@ -147,7 +162,49 @@ class Reader:
             return {"groups": self._merge(text)}
         if name == "AnswerResult":
             return self._answer_text(text, qk)
+        if name == "ModuleResult":
+            out = audit_reader.module_result(text, qk)
+            if self.kind == "noisy":
+                out = audit_reader.damage_module(out, rng, self.rates, self._note, TAG_FAB)
+            return out
+        if name == "ModuleBrief":
+            return {"purpose": "Code of this part of the repository", "key_apis": []}
+        if name == "PhraseResult":
+            return audit_reader.phrase_result(candidates(text), qk)
+        if name == "RiskPickResult":
+            return {"picks": [{**p, "severity": "medium"} for p in self._picks(text, qk)]}
+        if name == "PickResult":
+            picks = self._picks(text, qk)
+            return {"picks": self._damage_picks(picks, text, rng) if self.kind == "noisy" else picks}
         return {}
+
+    def _damage_picks(self, picks: list[dict], text: str, rng: random.Random) -> list[dict]:
+        """Picks by number: off by a few numbers, dropped, or an invented claim on any line."""
+        ns = [int(m.group(1)) for m in CANDIDATE.finditer(text)]
+        out = []
+        for p in picks:
+            if rng.random() < self.rates["drop"]:
+                self._note("drop", line=p["n"])
+                continue
+            if rng.random() < self.rates["offby"] and len(ns) > 1:
+                k = rng.choice([-1, 1]) * rng.randint(1, 3)
+                self._note("offby_pick", n=p["n"] + k, true_n=p["n"], k=k)
+                p = {"n": p["n"] + k, "claim": f"{p['claim']} ({TAG_FAB})"[:120]}
+            out.append(p)
+        if ns and rng.random() < self.rates["fabricate"]:
+            n = rng.choice(ns)
+            self._note("fabricate", line=n)
+            out.append({"n": n, "claim": f"The service stores passwords in plain text ({TAG_FAB})"})
+        return out[:3]
+
+    def _picks(self, text: str, qk: QuestionKey | None) -> list[dict]:
+        """Mining and audit lenses: candidate lines "== path ==" / "[n] text"; pick the key's."""
+        picks = []
+        for n, path, t in candidates(text):
+            for it in (qk.items if qk else []):
+                if it.match in t and (it.label is None or it.label == path):
+                    picks.append({"n": n, "claim": it.claim[:120]})
+        return picks[:3]
 
     def _present(self, lines: list[tuple[int, str]], qk: QuestionKey | None):
         if qk is None:

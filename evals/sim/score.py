@@ -4,7 +4,8 @@
 - fabricated_accepted: verified findings whose quote the reader invented or that it made because
   the corpus told it to (the reader tags those claims); the target is 0.
 - misplaced: verified findings carrying an item's claim whose cited range misses the item's line.
-- numbers_lost: numbers and identifiers of the *recalled* items' lines missing from the answer.
+- numbers_lost: numbers and identifiers of the *recalled* items' lines missing from what the
+  user gets (the answer and the verified findings' claims and evidence).
 - offby: injected off-by-k citations, how many came back as verified findings at the true line
   (expected when |k| <= the correction window) and how many were accepted at a wrong line.
 - failures_named: every failed chunk is in coverage.chunks_failed and named in the statement.
@@ -57,7 +58,8 @@ def score(r, path: str | Path, qk: QuestionKey, log: list[dict] | None = None) -
                     and "; " not in f["claim"]:  # a merged claim cites its first input's line
                 misplaced.append(f["source"]["line_start"])
     lost = []
-    answer = r.answer or ""
+    # what the user gets: the answer and the verified findings (claims, evidence) drawn with it
+    answer = "\n".join([r.answer or ""] + [f"{f['claim']} {f.get('evidence', '')}" for f in ver])
     for i in recalled:
         text = qk.items[i].match
         for tok in sorted(numbers_and_ids(text.split(" ", 1)[-1] if ":" in text[:30] else text)):

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from rlm.corpus.logformat import LogFormat, detect
 from rlm.corpus.source import TextSource
 from rlm.interrupt import checkpoint
@@ -80,10 +82,7 @@ def probe_source(src: TextSource) -> Probe:
     head = bytes(data[:BINARY_SNIFF])
     if looks_binary(head):
         return Probe(path=src.display, bytes=size, lines=0, kind="binary")
-    newlines = 0
-    for o in range(0, size, 1 << 22):
-        checkpoint(o, size)  # Ctrl-C stops the probe of a huge file here
-        newlines += bytes(data[o:o + (1 << 22)]).count(b"\n")
+    newlines, longest, valid = _scan(src.path, size)
     trailing = data[size - 1 : size] == b"\n"
     lines = newlines + (0 if trailing else 1)
     pr = Probe(path=src.display, bytes=size, lines=lines, trailing_newline=trailing)
@@ -102,8 +101,8 @@ def probe_source(src: TextSource) -> Probe:
         pr.samples.append(raw.decode("utf-8", errors="replace"))
         if len(pr.samples) >= MAX_SAMPLES:
             break
-    pr.longest_line = _longest_line(data, size)
-    pr.invalid_utf8 = not _valid_utf8(data, size)
+    pr.longest_line = longest
+    pr.invalid_utf8 = not valid
     pr.head = _head_lines(data, size)
     pr.kind, pr.log_format = classify_format(pr.samples, src.display, pr.head)
     if pr.invalid_utf8:
@@ -120,32 +119,36 @@ def _head_lines(data, size: int) -> list[str]:
     return [s[:400] for s in raw.decode("utf-8", "replace").split("\n")[:HEAD_LINES]]
 
 
-def _longest_line(data, size: int) -> int:
-    # Scan newline positions in C-sized steps; cheap even for 200 MB.
-    longest, pos = 0, 0
-    find = data.find
-    while pos < size:
-        nl = find(b"\n", pos)
-        if nl == -1:
-            nl = size
-        if nl - pos > longest:
-            longest = nl - pos
-        pos = nl + 1
-    return longest
-
-
-def _valid_utf8(data, size: int) -> bool:
-    block = 1 << 22
+def _scan(path, size: int) -> tuple[int, int, bool]:
+    """One pass of plain reads (not the mmap: touching every page would make the whole file
+    resident): newlines, the longest line in bytes, and whether the text is valid UTF-8."""
+    newlines = longest = run = 0
     carry = b""
-    for off in range(0, size, block):
-        chunk = carry + bytes(data[off : off + block])
-        try:
-            chunk.decode("utf-8")
-            carry = b""
-        except UnicodeDecodeError as e:
-            # A multi-byte character may straddle the block edge: carry the tail over.
-            if e.start >= len(chunk) - 3 and off + block < size:
-                carry = chunk[e.start :]
-                continue
-            return False
-    return not carry
+    valid = True
+    block = 1 << 22
+    with open(path, "rb") as fh:
+        off = 0
+        while data := fh.read(block):
+            checkpoint(off, size)  # Ctrl-C stops the probe of a huge file here
+            off += len(data)
+            nl = np.flatnonzero(np.frombuffer(data, np.uint8) == 10)
+            newlines += len(nl)
+            if len(nl):
+                longest = max(longest, run + int(nl[0]))
+                if len(nl) > 1:
+                    longest = max(longest, int(np.diff(nl).max()) - 1)
+                run = len(data) - int(nl[-1]) - 1
+            else:
+                run += len(data)
+            if valid and not (not carry and data.isascii()):
+                chunk = carry + data
+                try:
+                    chunk.decode("utf-8")
+                    carry = b""
+                except UnicodeDecodeError as e:
+                    # a multi-byte character may straddle the block edge: carry the tail over
+                    if e.start >= len(chunk) - 3 and off < size:
+                        carry = chunk[e.start:]
+                    else:
+                        valid = False
+    return newlines, max(longest, run), valid and not carry

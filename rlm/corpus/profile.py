@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from rlm.corpus.counter import TemplateCounter, count_templates, lines_in_block
+from rlm.corpus.counter import (TemplateCounter, count_line_ranges, count_templates,
+                                lines_in_block)
 from rlm.corpus.logset import LogSet
 from rlm.corpus.records import to_records
 from rlm.corpus.severity import ERROR_RANK, severity
@@ -93,13 +94,17 @@ def _count(src: TextSource | LogSet, keep: int, max_templates: int) -> TemplateC
 
 
 def profile_log(src: TextSource | LogSet, rare_max: int | None = None, keep: int = 20,
-                max_templates: int = 200_000, max_candidates: int = 400) -> Profile:
+                max_templates: int = 200_000, max_candidates: int = 400,
+                line_ranges: list[tuple[int, int]] | None = None) -> Profile:
     """One pass over the file (or each file of a folder, in time order), then the rules. A
     template is rare when seen at most `rare_max` times (default: 1 on small logs rising to 5
     at 100,000 lines, then 0.001%). Line numbers are global over a LogSet (see `locate`)."""
-    tc = _count(src, keep, max_templates)
+    if line_ranges is not None and not isinstance(src, LogSet):  # a time window
+        tc = count_line_ranges(src, line_ranges, keep, max_templates)
+    else:
+        tc = _count(src, keep, max_templates)
     paths = [s.path for s in src.sources] if isinstance(src, LogSet) else [src.path]
-    n = tc.lines
+    n = tc.lines if tc.counted is None else tc.counted
     if rare_max is None:
         rare_max = default_rare_max(n)
 

@@ -56,7 +56,7 @@ def component(template: str) -> str | None:
 def template_rules(tc, rare_max: int, example) -> list[Pick]:
     """severity, lexicon, rare, rare-in-component. `example(template, first_line)` gives a
     real line when the template lost the level (a masked syslog priority `<#>`)."""
-    n = tc.lines
+    n = tc.lines if tc.counted is None else tc.counted
     picks: list[Pick] = []
     comp_of: dict[bytes, str | None] = {}
     comp_total: dict[str, int] = {}
@@ -88,8 +88,8 @@ def template_rules(tc, rare_max: int, example) -> list[Pick]:
 def rate_rules(tc) -> list[Pick]:
     """burst, silence, after-quiet, from each shape's counts per window."""
     nb = len(tc.block_line)
-    if nb < MIN_WINDOWS or tc.lines == 0:
-        return []
+    if nb < MIN_WINDOWS or tc.lines == 0 or tc.counted is not None:
+        return []  # too few windows, or only some ranges were counted
     sizes = [b - a for a, b in zip(tc.block_line, list(tc.block_line[1:]) + [tc.lines])]
     bursts: list[Pick] = []
     others: list[Pick] = []

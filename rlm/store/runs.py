@@ -194,17 +194,19 @@ class Recorder:
                 rep = report.model_dump(mode="json")
                 self.event("report", {"complete": rep["coverage"]["complete"]})
                 cov, u = rep["coverage"], rep["usage"]
+                stopped = (rep.get("audit") or {}).get("stopped")  # audit's rounds (own field)
                 status = "done" if cov["complete"] else "incomplete"
                 if cov.get("interrupted"):
                     status = "interrupted"
                 self.store.execute(
                     "UPDATE runs SET finished = ?, status = ?, strategy = ?, complete = ?, "
                     "chunks_total = ?, chunks_ok = ?, chunks_failed = ?, tokens = ?, calls = ?, "
-                    "cached_calls = ?, report = ? WHERE id = ?",
+                    "cached_calls = ?, report = ?, stopped = ? WHERE id = ?",
                     (time.time(), status, rep["strategy"], int(bool(cov["complete"])),
-                     cov["chunks_total"], cov["chunks_ok"], len({c["chunk"] for c in cov["chunks_failed"]}),
+                     cov["chunks_total"], cov["chunks_ok"],
+                     len({f["chunk"] for f in cov["chunks_failed"]}),  # one chunk, several files
                      u["prompt_tokens"] + u["completion_tokens"], u["calls"], u["cached_calls"],
-                     dumps(self._masked(rep), self.secrets), self.run_id))
+                     dumps(self._masked(rep), self.secrets), stopped, self.run_id))
             else:
                 while isinstance(error, BaseExceptionGroup) and error.exceptions:
                     error = error.exceptions[0]
@@ -238,9 +240,9 @@ def _options(opts, path: str) -> dict:
 
 
 def record_run(run, path: str, question: str, opts) -> Recorder | None:
-    """Start the record of an ask run and hook it into the run's events (None for dry runs or
-    when the store is unusable). With ``opts.resume``, checks that the recorded run asked the same
-    question about the same corpus (UsageError otherwise)."""
+    """Start the record of a run (ask, audit, mine) and hook it into the run's events (None for
+    dry runs or when the store is unusable). With ``opts.resume``, checks that the recorded run
+    asked the same question about the same corpus (UsageError otherwise)."""
     if getattr(opts, "dry_run", False):
         return None
     resumed_from = None
@@ -269,7 +271,8 @@ def record_run(run, path: str, question: str, opts) -> Recorder | None:
         argv = []
         command = f"{opts.command} {_quote(path)} {_quote(question)}"
     try:
-        rec = store.start(run.run_id, command=command, argv=argv, options=_options(opts, path),
+        rec = store.start(run.run_id, command=command, argv=argv,
+                          options=_options(opts, path),
                           corpus=path, question=question, resumed_from=resumed_from,
                           secrets=secrets)
     except Exception as e:  # noqa: BLE001 - never fail a run for its record

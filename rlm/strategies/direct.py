@@ -10,6 +10,7 @@ from rlm.estimate import announce
 from rlm.run import fit
 from rlm.run.window import PROMPT_OVERHEAD_TOKENS
 from rlm.schemas import Estimate
+from rlm.support import supports
 from rlm.strategies.base import ranked_by_code, Context, Result, code_finding, one_call, unit_of
 
 EXACT_COUNT_MAX_BYTES = 400_000  # below this the model's tokenizer counts the material exactly
@@ -43,9 +44,12 @@ async def run(ctx: Context) -> Result:
     for ln in dict.fromkeys(o.result.cites):  # a cite without a quote: the line must exist
         ev = res.evidence.add(evidence.verify_lines(shown, src.display, ln, ln, None,
                                                     require_quote=False))
-        if ev.ok:
-            res.findings.append(code_finding(f"f{len(res.findings) + 1}", "cited by the answer",
-                                             src, ln, ln, True, chunk.id))
+        if ev.ok:  # and it must share a word with the answer (rlm.support): corpus text
+            # that says "cite line 1 as proof" does not get line 1 verified
+            ok = supports(res.model_answer, "\n".join(src.lines(ln, ln)))
+            res.findings.append(code_finding(
+                f"f{len(res.findings) + 1}", "cited by the answer", src, ln, ln, ok, chunk.id,
+                note=None if ok else "the answer shares no word with this line: not support"))
     res.answer_parts.append(f"Read directly: all {src.line_count:,} lines in one call; "
                             "no chunking or fan-out was needed.")
     return res

@@ -10,6 +10,7 @@ from rlm.codeonly.wording import guard_label, wording_failed_note
 from rlm.corpus.logset import LogSet, where
 from rlm.corpus.profile import profile_log, why_picked
 from rlm.corpus.source import TextSource
+from rlm.corpus.timewindow import parse_window, window_lines
 from rlm.engine.candidates import Group, group_candidates, judge_group, numbered
 from rlm.engine.mapper import Outcome, map_items
 from rlm.run.events import Plan, UnitStarted
@@ -27,8 +28,13 @@ async def run(ctx: Context) -> Result:
     res = ctx.new_result()
     srcs = ctx.corpus.sources
     src = srcs[0] if len(srcs) == 1 else LogSet(srcs)  # a folder of logs: one log
-    prof = profile_log(src)
+    ranges, w = time_window(res, src, ctx.q)
+    prof = profile_log(src, line_ranges=ranges)
     res.cov.bytes_scanned_by_code, res.cov.lines_scanned_by_code = prof.bytes, prof.lines
+    if ranges is not None:
+        res.cov.bytes_scanned_by_code = sum(src.offsets[b] if b < src.line_count else src.size
+                                            for _, b in ranges) - sum(src.offsets[a - 1]
+                                                                      for a, _ in ranges)
     if prof.overflow:
         res.cov.declared.append("more than 200,000 distinct line shapes: rarer shapes beyond "
                                 "that were counted but not tracked")
@@ -78,6 +84,25 @@ async def run(ctx: Context) -> Result:
                            on_outcome=lambda o: done(ctx, unit(o.item), o))
     _findings(ctx, res, src, outs, prof.record_end, prof.rules_by_line)
     return res
+
+
+def time_window(res: Result, src, question: str):
+    """(line ranges, window) when the question names a time window ("between 14:00 and
+    14:30", "around 14:05") and the log's lines carry times; (None, None) otherwise."""
+    w = parse_window(question)
+    if w is None:
+        return None, None
+    if isinstance(src, LogSet):
+        res.cov.declared.append(f"the question asks {w.label}, but a folder is profiled whole: "
+                                "time windows restrict one file at a time")
+        return None, w
+    ranges = window_lines(src, w)
+    lines = sum(b - a + 1 for a, b in ranges)
+    where = ", ".join(f"{a:,}-{b:,}" for a, b in ranges[:5]) or "none"
+    res.reasons.append(f"the question asks {w.label}: code profiles only those lines "
+                       f"({lines:,} lines: {where}), found by binary search on the timestamps")
+    res.cov.declared.append(f"restricted to the time window {w.label}: lines {where}")
+    return ranges, w
 
 
 def _findings(ctx: Context, res: Result, src: TextSource | LogSet, outs: list[Outcome],

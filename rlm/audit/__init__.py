@@ -1,0 +1,15 @@
+"""`rlm audit REPO`: a repository audit in rounds, every claim checked against the files.
+
+Modules: ``options`` (AuditOptions, --lens), ``lenses`` (code's candidate rules, data in
+recipes/audit-lenses.toml), ``jobs`` (one type per job kind, each handling its answer and its
+failure), ``findings`` (the seen-set and the evidence checks), ``state``, ``planner`` (the work
+of each round, chosen by code), ``run`` (rounds on rlm.repo.rounds, run record, entry points),
+``report`` and ``markdown``.
+"""
+
+from rlm.audit.lenses import LENSES
+from rlm.audit.markdown import audit_markdown
+from rlm.audit.options import AuditOptions, parse_lenses
+from rlm.audit.run import audit, audit_async
+
+__all__ = ["LENSES", "AuditOptions", "audit", "audit_async", "audit_markdown", "parse_lenses"]

@@ -1,0 +1,126 @@
+"""`rlm audit REPO`: the audit's rounds on the shared pieces (round loop, calls, run record).
+
+Round 1 is the module map: one isolated call per module (or module part) with the module schema
+(purpose, key APIs, facts, risks; each with ``evidence_path`` ``path:start-end`` and a quote).
+Later rounds dig where the map is thin (rlm.audit.planner). Every job is a type with its own
+handling (rlm.audit.jobs); the loop (rlm.repo.rounds) stops after two consecutive rounds that add
+nothing new, when nothing is left to dig, at ``max_rounds`` or when the budget is spent. The run
+lives in one rlm.run.session.Session like ask's: recorded, resumable, --sub-model for the jobs.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import anyio
+
+from rlm import redact_model
+from rlm.audit import planner
+from rlm.audit.jobs import Job
+from rlm.audit.options import AuditOptions
+from rlm.audit.report import build_report
+from rlm.audit.state import AuditState
+from rlm.engine.budget import Budget
+from rlm.engine.mapper import Outcome, map_items
+from rlm.models.base import Model
+from rlm.repo.calls import call_task, window_chars
+from rlm.repo.candidates import is_weak_model
+from rlm.repo.corpus import RepoCorpus
+from rlm.repo.ledger import done_event
+from rlm.repo.rounds import Rounds, StopReason, run_rounds
+from rlm.run.events import Plan, to_sink
+from rlm.run.outcomes import Status
+from rlm.run.session import Session
+from rlm.schemas import Estimate
+from rlm.schemas_repo import AuditReport, RoundInfo
+
+RECIPE = "repo-audit"
+NOTHING_LEFT = ("nothing was left to dig: every lens ran, every rejected claim was rechecked, "
+                "every module has findings or was read file by file")
+
+
+class _Audit:
+    def __init__(self, corpus: RepoCorpus, opts: AuditOptions, model: Model, budget: Budget,
+                 emit: Callable[[str, dict], None]):
+        self.opts, self.model, self.budget = opts, model, budget
+        self.emit = to_sink(emit)  # typed events to the (kind, data) sinks
+        brief = is_weak_model(model) if opts.weak_model is None else bool(opts.weak_model)
+        self.st = AuditState(corpus, opts, window_chars(model, opts.usable_fraction,
+                                                        opts.chunk_chars), brief)
+        self.first_jobs = planner.round1(self.st)
+        self.estimate = self._estimate()
+
+    def _estimate(self) -> Estimate:
+        """Round 1 plus one pass of every lens (ids from a throwaway counter)."""
+        n = iter(range(10**9))
+        lens_calls = sum(len(planner.lens_jobs(self.st, lens, lambda p: f"{p}{next(n)}"))
+                         for lens in self.opts.lenses)
+        return Estimate(calls=len(self.first_jobs) + lens_calls,
+                        prompt_tokens=sum(j.est_prompt_tokens() for j in self.first_jobs)
+                        + lens_calls * 900)
+
+    def plan(self, rnd: int) -> tuple[list[Job], list[str]]:
+        if rnd == 1:
+            return self.first_jobs, [f"module map: {len(self.first_jobs)} call(s) over "
+                                     f"{len(self.st.modules)} module(s)"]
+        return planner.plan(self.st, rnd)
+
+    async def run_round(self, rnd: int, jobs: list[Job], scope) -> RoundInfo:
+        info = RoundInfo(round=rnd)
+        before = len(self.st.findings.items)
+        self.emit(Plan(len(jobs), self.opts.concurrency))
+
+        async def work(j: Job):
+            return await call_task(self.model, RECIPE, j.task, self.budget, self.opts.timeout,
+                                   **j.fields)
+
+        def done(o: Outcome) -> None:
+            j: Job = o.item
+            self.st.chunks_total += 1
+            if o.status is Status.OK:
+                self.st.chunks_ok += 1
+                j.on_ok(self.st, o.result, rnd)
+            else:
+                info.failed += 1
+                info.not_run += not o.status.ran_and_failed  # the budget or Ctrl-C stopped it
+                j.on_failed(self.st, o.status, o.error, rnd)
+            self.emit(done_event(j, o, self.budget))
+
+        await map_items(jobs, work, key=lambda j: j.id, concurrency=self.opts.concurrency,
+                        budget=self.budget, on_outcome=done, cancel_scope=scope)
+        info.new = len(self.st.findings.items) - before
+        return info
+
+    async def execute(self, scope) -> Rounds:
+        if self.opts.dry_run:
+            return Rounds(stopped=StopReason.DRY_RUN, reason="dry run: no model call was made")
+        return await run_rounds(self.plan, lambda rnd, jobs: self.run_round(rnd, jobs, scope),
+                                self.budget, self.opts.max_rounds, nothing_left=NOTHING_LEFT)
+
+
+async def audit_async(repo: str, opts: AuditOptions | None = None, model: Model | None = None,
+                      on_event: Callable[[str, dict], None] | None = None,
+                      handle_sigint: bool = False,
+                      interrupt: anyio.Event | None = None) -> AuditReport:
+    """The audit inside one Session (models, call cache, redaction, budget, Ctrl-C, run record);
+    `interrupt`: when set, the run stops like on Ctrl-C and reports what finished."""
+    opts = opts or AuditOptions()
+    question = f"repository audit ({', '.join(opts.lenses)})"
+    opened: list[RepoCorpus] = []
+
+    async def walk_repo() -> None:  # after the preflight, before the run record
+        opened.append(RepoCorpus(repo))
+
+    async with Session.open(opts, path=repo, question=question, model=model, on_event=on_event,
+                            handle_sigint=handle_sigint, interrupt=interrupt,
+                            prepare=walk_repo) as s:
+        run = _Audit(opened[0], opts, s.sub, s.budget, s.sink)
+        rounds = await run.execute(s.scope)
+        rep = build_report(run, rounds, s.run_id, question)
+        redact_model.declare_in_statement(s.redaction, rep)
+        return s.finish(rep)
+
+
+def audit(repo: str, opts: AuditOptions | None = None, **kw) -> AuditReport:
+    """Synchronous wrapper around :func:`audit_async`."""
+    return anyio.run(lambda: audit_async(repo, opts, **kw))

@@ -1,0 +1,187 @@
+"""`rlm mine REPO QUESTION...`: requirements mining with checked evidence.
+
+Code scopes every question first (rlm.mine.scope). The model only picks numbers among the
+candidate lines and phrases a short claim; code maps each number to ``path:line``, takes the
+quote from the file and checks it with rlm.evidence. Facts are ``verified`` only when the check
+passes *and* the line is code; documentation, comments, imports or bare signatures make a fact
+``inferred``. A question without a verified fact gets the placeholder ``[fact: <question>]``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Callable
+
+import anyio
+
+from rlm import redact_model
+from rlm.engine.budget import Budget
+from rlm.engine.mapper import Outcome, map_items
+from rlm.errors import UsageError
+from rlm.evidence import EvidenceStats
+from rlm.mine.options import MineOptions
+from rlm.mine.report import build_report
+from rlm.mine.scope import Scope, Scoper, basis_of
+from rlm.models.base import Model
+from rlm.repo.calls import call_task, est_tokens, window_chars
+from rlm.repo.candidates import (
+    Candidate,
+    check_pick,
+    is_weak_model,
+    render_candidates,
+    sane_claim,
+)
+from rlm.repo.corpus import RepoCorpus
+from rlm.repo.ledger import ReadTracker, done_event
+from rlm.run.events import Plan, to_sink
+from rlm.run.ledger import failed_parts, ranges_of
+from rlm.run.outcomes import Status
+from rlm.run.session import Session
+from rlm.schemas import Estimate, FailedChunk
+from rlm.schemas_repo import Fact, MineReport, QuestionResult
+
+RECIPE = "requirements-mining"
+PROMPT_OVERHEAD_TOKENS = 450
+
+
+@dataclass
+class AnswerJob:
+    """One call for one question: numbered candidate lines of some of its relevant files."""
+
+    id: str
+    q: int
+    cands: list[Candidate]
+    mapping: dict
+    material: str
+
+    def shown(self) -> list[tuple[str, int, int]]:
+        return ranges_of((c.path, c.line) for c in self.cands)
+
+
+class _Mine:
+    def __init__(self, corpus: RepoCorpus, questions: list[str], opts: MineOptions, model: Model,
+                 budget: Budget, emit: Callable[[str, dict], None]):
+        self.c, self.qs, self.opts, self.model, self.budget = corpus, questions, opts, model, budget
+        self.emit = to_sink(emit)  # typed events to the (kind, data) sinks
+        self.max_chars = window_chars(model, opts.usable_fraction, opts.chunk_chars)
+        self.stats = EvidenceStats()
+        self.read = ReadTracker()
+        self.results = [QuestionResult(question=q) for q in questions]
+        self.scopes: list[Scope] = []
+        self.jobs: list[AnswerJob] = []
+        self.failed: list[FailedChunk] = []
+        self.failed_paths: set[str] = set()
+        self.ok_paths: set[str] = set()
+        self.chunks_ok = 0
+        self.weak = is_weak_model(model) if opts.weak_model is None else bool(opts.weak_model)
+        self.dropped = 0
+
+    def plan(self) -> Estimate:
+        scoper = Scoper(self.c)
+        for qi, q in enumerate(self.qs):
+            sc = scoper.scope(q, self.opts.one_call_max_files, self.max_chars)
+            self.scopes.append(sc)
+            r = self.results[qi]
+            r.keywords = [k.word for k in sc.keywords]
+            r.relevant_files, r.candidate_lines = sc.files, len(sc.cands)
+            r.fanout, r.strategy, r.calls = sc.fanout, sc.strategy, len(sc.groups)
+            r.scope = "; ".join(x for x in (sc.why, sc.note) if x)
+            for g in sc.groups:
+                text, mapping = render_candidates(g)
+                self.jobs.append(AnswerJob(f"q{qi + 1}-{len(self.jobs) + 1:04d}", qi, g, mapping,
+                                           text))
+        return Estimate(calls=len(self.jobs), prompt_tokens=sum(
+            est_tokens(len(j.material)) + PROMPT_OVERHEAD_TOKENS for j in self.jobs))
+
+    async def run(self, scope) -> None:
+        self.emit(Plan(len(self.jobs), self.opts.concurrency))
+
+        async def work(job: AnswerJob):
+            sc = self.scopes[job.q]
+            return await call_task(self.model, RECIPE, "answer", self.budget, self.opts.timeout,
+                                   question=sc.question, why=sc.why, material=job.material)
+
+        def done(o: Outcome) -> None:
+            if o.status is Status.OK:
+                self.answered(o.item, o.result)
+            else:
+                self.failed_job(o.item, o.status, o.error)
+            self.emit(done_event(o.item, o, self.budget))
+
+        await map_items(self.jobs, work, key=lambda j: j.id, concurrency=self.opts.concurrency,
+                        budget=self.budget, on_outcome=done, cancel_scope=scope)
+
+    def failed_job(self, job: AnswerJob, status: Status, reason: str) -> None:
+        self.results[job.q].failed.append(f"{job.id}: {reason}")
+        self.failed_paths.update(c.path for c in job.cands)
+        self.failed.extend(failed_parts(job.id, job.shown(), status, reason))
+
+    def answered(self, job: AnswerJob, res) -> None:
+        self.chunks_ok += 1
+        r = self.results[job.q]
+        for c in job.cands:
+            self.read.add(c.path, c.line, c.line)
+            self.ok_paths.add(c.path)
+        seen = {f.evidence_path for f in r.verified + r.inferred}
+        for pk in res.picks:
+            fact = self.checked_fact(job, pk, r)
+            if fact is not None and fact.evidence_path not in seen:
+                seen.add(fact.evidence_path)
+                (r.verified if fact.confidence == "verified" else r.inferred).append(fact)
+
+    def checked_fact(self, job: AnswerJob, pk, r: QuestionResult) -> Fact | None:
+        """Models cite, code quotes: the picked line checked, its basis decided by code."""
+        cand, ev = check_pick(self.c, job.mapping, pk.n, getattr(pk, "quote", ""))
+        self.stats.add(ev)
+        if cand is None or not ev.ok:
+            r.rejected.append({"claim": pk.claim, "cited": ev.evidence_path if cand else
+                               f"[{pk.n}]", "reason": ev.reason})
+            return None
+        if ev.evidence_path in {f.evidence_path for f in r.verified + r.inferred}:
+            return None
+        if self.weak and not sane_claim(pk.claim, cand.text):
+            self.dropped += 1  # a weak model's claim that is not about its line
+            r.rejected.append({"claim": pk.claim[:120], "cited": ev.evidence_path,
+                               "reason": "the claim does not mention the picked line "
+                               "(weak model): dropped"})
+            return None
+        basis = basis_of(self.c, ev.path, ev.line_start)
+        quote = "\n".join(self.c.lines(ev.path)[ev.line_start - 1:ev.line_end]).strip()
+        note = {"docs": "rests on documentation or comments, not on code",
+                "names": "rests on a name (an import or a signature), not on what the code does"
+                }.get(basis, ev.reason)
+        return Fact(claim=pk.claim.strip() or "(no claim given)", evidence_path=ev.evidence_path,
+                    quote=quote[:300], confidence="verified" if basis == "code" else "inferred",
+                    basis=basis, note=note)
+
+
+async def mine_async(repo: str, questions: list[str], opts: MineOptions | None = None,
+                     model: Model | None = None,
+                     on_event: Callable[[str, dict], None] | None = None,
+                     handle_sigint: bool = False,
+                     interrupt: anyio.Event | None = None) -> MineReport:
+    """Mining inside one Session (models, call cache, redaction, budget, Ctrl-C, run record)."""
+    qs = [q.strip() for q in questions if q and q.strip()]
+    if not qs:
+        raise UsageError("give at least one question")
+    opts = replace(opts or MineOptions(), questions=qs)  # recorded: `rlm resume` asks them again
+    opened: list[RepoCorpus] = []
+
+    async def walk_repo() -> None:  # after the preflight, before the run record
+        opened.append(RepoCorpus(repo))
+
+    async with Session.open(opts, path=repo, question=" | ".join(qs), model=model,
+                            on_event=on_event, handle_sigint=handle_sigint, interrupt=interrupt,
+                            prepare=walk_repo) as s:
+        run = _Mine(opened[0], qs, opts, s.sub, s.budget, s.sink)
+        estimate = run.plan()
+        if not opts.dry_run:
+            await run.run(s.scope)
+        rep = build_report(run, estimate, s.run_id)
+        redact_model.declare_in_statement(s.redaction, rep)
+        return s.finish(rep)
+
+
+def mine(repo: str, questions: list[str], opts: MineOptions | None = None, **kw) -> MineReport:
+    """Synchronous wrapper around :func:`mine_async`."""
+    return anyio.run(lambda: mine_async(repo, questions, opts, **kw))
