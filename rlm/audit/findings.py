@@ -16,6 +16,7 @@ from rlm.evidence import (
 )
 from rlm.repo.candidates import Candidate, check_pick, sane_claim
 from rlm.repo.chunks import RepoChunk
+from rlm.repo.claim_support import support
 from rlm.repo.corpus import RepoCorpus
 from rlm.repo.files import is_doc_file
 from rlm.schemas import Source
@@ -52,6 +53,7 @@ class Findings:
     rejected: list[Rejected] = field(default_factory=list)
     stats: EvidenceStats = field(default_factory=EvidenceStats)
     dropped_picks: int = 0
+    unsupported_picks: int = 0  # picks whose claim the picked line did not support
 
     def add(self, f: AuditFinding) -> bool:
         """Keep a checked finding unless the seen-set has it; True when it is new."""
@@ -113,12 +115,20 @@ class Findings:
                     getattr(pick, "quote", ""), ev.reason, [c.path for c in job.cands][:1],
                     rnd, getattr(pick, "severity", None), job.lens, rechecked=True))
             return False
+        quote = self.corpus.lines(cand.path)[cand.line - 1].strip() if cand.line else ""
+        sup = support(pick.claim, quote, self.corpus)
+        if not sup.ok:  # the line is real, the model's claim is not on it: not verified
+            self.unsupported_picks += 1
+            if origin is None:
+                self.rejected.append(Rejected(
+                    kind, job.module, pick.claim, ev.evidence_path, quote, sup.reason(),
+                    [cand.path], rnd, getattr(pick, "severity", None), job.lens, rechecked=True))
+            return False
         sev = (getattr(pick, "severity", None) or cand.severity) if kind == "risk" else None
         note = None
         if origin is not None:
             sev = (origin.severity or cand.severity) if kind == "risk" else None
             note = f"re-found after the citation {origin.cited} was rejected ({origin.reason})"
-        quote = self.corpus.lines(cand.path)[cand.line - 1].strip() if cand.line else ""
         return self.add(self.make(ev, kind, job.module, pick.claim, quote, rnd, job.lens,
                                   job.id, sev, note))
 
