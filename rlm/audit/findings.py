@@ -104,25 +104,25 @@ class Findings:
         """``origin``: the rejected claim a recheck job asked about (a failed recheck is not
         rechecked again)."""
         cand, ev = check_pick(self.corpus, job.mapping, pick.n, getattr(pick, "quote", ""))
-        self.stats.add(ev)
         if self.weak and ev.ok and cand is not None and not sane_claim(pick.claim, cand.text):
+            self.stats.add(ev)
             self.dropped_picks += 1  # a weak model's pick whose claim is not about its line
             return False
+        quote = self.corpus.lines(cand.path)[cand.line - 1].strip() if cand and cand.line else ""
+        if ev.ok and cand is not None:
+            # the lens rule's reason is code's own words about the line: it counts as support
+            sup = support(pick.claim, f"{quote}\n{cand.why}" if cand.why else quote, self.corpus)
+            if not sup.ok:  # the line is real, the model's claim is not on it: not verified
+                self.unsupported_picks += 1
+                ev = EvidenceCheck("rejected", ev.path, ev.line_start, ev.line_end, ev.text,
+                                   sup.reason())
+        self.stats.add(ev)
         if not ev.ok or cand is None:
             if origin is None:
                 self.rejected.append(Rejected(
                     kind, job.module, pick.claim, ev.path if cand is None else ev.evidence_path,
-                    getattr(pick, "quote", ""), ev.reason, [c.path for c in job.cands][:1],
+                    getattr(pick, "quote", "") or quote, ev.reason, [c.path for c in job.cands][:1],
                     rnd, getattr(pick, "severity", None), job.lens, rechecked=True))
-            return False
-        quote = self.corpus.lines(cand.path)[cand.line - 1].strip() if cand.line else ""
-        sup = support(pick.claim, quote, self.corpus)
-        if not sup.ok:  # the line is real, the model's claim is not on it: not verified
-            self.unsupported_picks += 1
-            if origin is None:
-                self.rejected.append(Rejected(
-                    kind, job.module, pick.claim, ev.evidence_path, quote, sup.reason(),
-                    [cand.path], rnd, getattr(pick, "severity", None), job.lens, rechecked=True))
             return False
         sev = (getattr(pick, "severity", None) or cand.severity) if kind == "risk" else None
         note = None

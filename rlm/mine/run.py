@@ -3,7 +3,8 @@
 Code scopes every question first (rlm.mine.scope). The model only picks numbers among the
 candidate lines and phrases a short claim; code maps each number to ``path:line``, takes the
 quote from the file and checks it with rlm.evidence. Facts are ``verified`` only when the check
-passes *and* the line is code; documentation, comments, imports or bare signatures make a fact
+passes, the line is code *and* the line supports the model's claim (rlm.repo.claim_support);
+documentation, comments, imports, bare signatures or an unsupported claim make a fact
 ``inferred``. A question without a verified fact gets the placeholder ``[fact: <question>]``.
 """
 

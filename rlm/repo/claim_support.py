@@ -97,7 +97,7 @@ def claim_terms(claim: str) -> list[tuple[str, str]]:
                     or claim[end:end + 1] == "(":
                 t = ("ident", tok.lower())
             else:
-                w = tok.lower()
+                w = tok.lower().strip("_")
                 if len(w) < 3 or w in STOPWORDS or w in _EXTRA_STOP:
                     continue
                 t = ("word", stem(w))
