@@ -30,6 +30,23 @@ def _group_phrase(g: dict, fs: list[Finding]) -> str:
     return f"{n_(len(fs), level + 'line')}{like}"
 
 
+def budget_stop(rep: Report) -> str | None:
+    """"Stopped by the call budget of 6: 61 of 62 chunks were not run (c0002-c0062)." when a
+    cap stopped the run (the coverage statement lists them all)."""
+    from rlm.run.ledger import failed_list
+
+    stopped = [c for c in rep.coverage.chunks_failed if "budget" in (c.reason or "")]
+    if not stopped:
+        return None
+    why = stopped[-1].reason.split(": ", 1)[-1]
+    runs = [e.split(" ")[0] for e in failed_list(stopped, limit=3).split("; ")]
+    ids = ", ".join(r for r in runs[:3] if r.startswith(stopped[0].chunk[:1]))
+    was = "was" if len(stopped) == 1 else "were"
+    return (f"**Stopped by the budget** ({why}): {len(stopped)} of "
+            f"{n_(rep.coverage.chunks_total, 'chunk')} {was} not read ({ids}). "
+            "Raise --max-calls / --max-tokens, or `rlm resume` the run.")
+
+
 def headline(rep: Report, parts: list[str]) -> str | None:
     """What was found, in one or two sentences; None when there is nothing to say (the
     strategy's own note then leads, e.g. "No line matches …")."""
@@ -52,5 +69,7 @@ def headline(rep: Report, parts: list[str]) -> str | None:
     if not verified:
         return None
     refs = ", ".join(f"`{_ref(f)}`" for f in verified[:3]) + (", …" if len(verified) > 3 else "")
+    if all(f.label == "found by code" for f in verified):  # BM25 passages: no model read them
+        return f"**Found:** {n_(len(verified), 'passage')} ranked by code, not read ({refs})."
     kind = {"direct": "cited line", "grep": "matching line"}.get(rep.strategy, "verified finding")
     return f"**Found:** {n_(len(verified), kind)} ({refs})."

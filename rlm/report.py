@@ -55,9 +55,12 @@ def build(ctx: Context, res: Result) -> Report:
     # the answer only: the model's words, then code's notes (no findings, no coverage: the
     # report carries those as data, and rlm.render draws them)
     # code's headline first (what was found), then the model's words, then how
-    from rlm.headline import headline
+    from rlm.headline import budget_stop, headline
 
     head = headline(rep, parts)
+    stop = budget_stop(rep)
+    if stop:
+        parts = [stop, *parts]
     if head and head.startswith("**Found:** ") and head[11:] in parts:
         parts = [p for p in parts if p != head[11:]]  # the timeline's summary leads
     rep.answer = "\n\n".join(p for p in [head or "", res.model_answer or "", *parts] if p)

@@ -37,6 +37,10 @@ def test_http_retries_never_pass_the_call_cap(tmp_path, fake_server):
     # every chunk not run is named: consecutive ones as one range
     assert f"{not_run[0].chunk}-{not_run[-1].chunk} ({len(not_run)} chunks)" in rep.coverage.statement
     assert "not run: call budget of 6 spent" in rep.coverage.statement
+    # and the answer says so first, with the chunks not read
+    assert rep.answer.startswith(f"**Stopped by the budget** (call budget of 6 spent): "
+                                 f"{rep.coverage.chunks_total} of {rep.coverage.chunks_total} "
+                                 f"chunks were not read (c0001, {not_run[0].chunk}-")
 
 
 def test_schema_retries_never_pass_the_call_cap(tmp_path, fake_server):

@@ -91,5 +91,6 @@ def test_base_url_repeated_or_comma_list(clean_env):
     assert ch.urls == ["http://a:1/v1", "http://b:2/v1", "http://c:3/v1"]
     m = resolve_model("m", "http://a:1/v1,http://b:2/v1")
     assert type(m).__name__ == "EndpointPool" and "2 endpoints" in m.describe()
+    assert m.profile.tier == "served" and m.profile.prompt_tps is None  # no speed, no seconds
     with pytest.raises(UsageError, match="invalid base URL"):
         resolve_model("m", "http://a:1/v1,localhost:2")

@@ -58,7 +58,7 @@ def models_cmd(json_out: bool = typer.Option(False, "--json", help="print JSON o
 
 
 @config_app.command("set")
-def config_set(key: str = typer.Argument(..., help="model | base_url | sub_model"),
+def config_set(key: str = typer.Argument(..., help="model | base_url | redact"),
                value: str = typer.Argument(...)) -> None:
     """Save a setting (e.g. `rlm config set model none`)."""
     from rlm.models import config

@@ -17,7 +17,6 @@ from rlm.errors import UsageError
 KEYS = {
     "model": "model spec: none | local | openai:NAME | NAME (with base_url)",
     "base_url": "OpenAI-compatible endpoint(s), comma-separated for replicas",
-    "sub_model": "model for the fan-out's sub-calls (same server)",
     "redact": "on | off: replace secrets and personal data in prompts (default: on for "
               "non-loopback endpoints)",
 }

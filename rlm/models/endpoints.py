@@ -53,6 +53,10 @@ class EndpointPool:
         self.stats = [EndpointStats(redact_url(m.base_url)) for m in members]
         self._clock = clock
 
+    @property
+    def profile(self):
+        return self.members[0].profile
+
     def describe(self) -> str:
         return f"{self.name} at {len(self.members)} endpoints: " + ", ".join(s.url for s in self.stats)
 

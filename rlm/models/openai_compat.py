@@ -263,6 +263,16 @@ class OpenAICompatModel:
     def confirmed_mode(self) -> str | None:
         return self._state().confirmed
 
+    @property
+    def profile(self):
+        """A served model: its context, and the structured-output mode its endpoint confirmed.
+        Its speed is not measured (estimates give no seconds for it)."""
+        from rlm.models.profile import ModelProfile
+
+        return ModelProfile(tier="served", context_tokens=self.context_tokens,
+                            structured_output=confirmed_mode(self.base_url),  # no side effect
+                            call_timeout_s=self.timeout)
+
     def count_tokens(self, text: str) -> int:
         return math.ceil(len(text) / self.chars_per_token) if text else 0
 
