@@ -73,9 +73,17 @@ async def answer(s: Session, corpus: Corpus, question: str) -> Report:
         ctx = Context(s, corpus, question, dec, win.tokens, 3.0)
         return report_mod.build(ctx, scan_interrupted(ctx, ctx.new_result()))
     cpt = chars_per_token(s.model, pr.samples, pr.lines)
-    dec = gate.decide(pr, question, win.tokens, int(pr.bytes / cpt) + 1,
-                      getattr(s.opts, "strategy", None), n_sources=len(corpus.sources),
-                      code_only=is_code_only(s.model), window_note=win.note)
+    try:  # the gate may count candidate anchors in the corpus: a scan that Ctrl-C stops
+        with scanctl.scanning("count of candidate anchors", pr.bytes):
+            dec = gate.decide(pr, question, win.tokens, int(pr.bytes / cpt) + 1,
+                              getattr(s.opts, "strategy", None), n_sources=len(corpus.sources),
+                              code_only=is_code_only(s.model), window_note=win.note,
+                              sources=corpus.sources)
+    except scanctl.ScanInterrupted:
+        dec = gate.Decision("none", ["interrupted by Ctrl-C while code counted the question's "
+                                     "candidate anchors, before the gate decided"])
+        ctx = Context(s, corpus, question, dec, win.tokens, cpt)
+        return report_mod.build(ctx, scan_interrupted(ctx, ctx.new_result()))
     s.emit(Gate(dec.strategy, list(dec.reasons)))
     ctx = Context(s, corpus, question, dec, win.tokens, cpt)
     try:

@@ -19,6 +19,13 @@ _IDENT = re.compile(r"(?<![\w-])(?=[\w.-]*\d)(?=[\w.-]*[A-Za-z])[A-Za-z0-9][\w.-
 _SNAKE = re.compile(r"(?<![\w-])[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+(?![\w-])")
 _CONST = re.compile(r"(?<![\w-])[A-Z][A-Z0-9]{3,}(?![\w-])")
 _LONGNUM = re.compile(r"(?<![\w.-])\d{4,}(?![\w.-])")
+# weaker candidates: ordinary-looking words that may still be keys (keen-jacket, userId,
+# auth.service). Only a count over the corpus can tell `keen-jacket` from `follow-up`
+# (rlm.corpus.rarity), so they become anchors only when rare there.
+_HYPHENATED = re.compile(r"(?<![\w-])[A-Za-z]+(?:-[A-Za-z]+)+(?![\w-])")
+_CAMEL = re.compile(r"(?<![\w-])[a-z]+(?:[A-Z][a-z0-9]*)+(?![\w-])|(?<![\w-])[A-Z][a-z0-9]+"
+                    r"(?:[A-Z][a-z0-9]*)+(?![\w-])")
+_DOTTED = re.compile(r"(?<![\w.@/-])[A-Za-z][\w-]*(?:[.@/][A-Za-z][\w-]*)+(?![\w@/-]|\.\w)")
 _NOT_ANCHORS = {"HTTP", "JSON", "HTML", "WHAT", "WHEN", "WHERE", "WHICH", "THIS", "THAT", "INFO",
                 "DEBUG", "WARN", "ERROR"}
 
@@ -40,6 +47,21 @@ def extract_anchors(question: str) -> list[str]:
         if a not in out and not any(a in b for b in out):
             out = [b for b in out if b not in a]
             out.append(a)
+    return out
+
+
+def candidate_anchors(question: str) -> list[str]:
+    """Tokens that might be keys but look like ordinary words (hyphenated pairs, camelCase,
+    dotted names): anchors only if the corpus says they are rare. Excludes extract_anchors'."""
+    strong = extract_anchors(question)
+    rest = _QUOTED.sub(" ", question)
+    out: list[str] = []
+    for rx in (_HYPHENATED, _CAMEL, _DOTTED):
+        for m in rx.finditer(rest):
+            tok = m.group(0)
+            if len(tok) < 5 or tok in out or any(tok.lower() in a.lower() for a in strong):
+                continue
+            out.append(tok)
     return out
 
 

@@ -11,8 +11,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from rlm.corpus.grep import extract_anchors
+from rlm.corpus.grep import candidate_anchors, extract_anchors
 from rlm.corpus.probe import Probe
+from rlm.corpus.rarity import Rarity, rare_candidates
+from rlm.corpus.source import TextSource
 from rlm.errors import UsageError
 from rlm.words import n_
 
@@ -41,12 +43,13 @@ def is_open_question(question: str) -> bool:
 
 def decide(probe: Probe, question: str, usable_tokens: int, est_tokens: int,
            force: str | None = None, *, n_sources: int = 1, code_only: bool = False,
-           window_note: str | None = None) -> Decision:
+           window_note: str | None = None, sources: list[TextSource] | None = None) -> Decision:
     """The final decision for a corpus of ``n_sources`` files (see :func:`by_size` for the
-    size rule). Raises UsageError for an unknown or impossible --strategy."""
+    size rule). Raises UsageError for an unknown or impossible --strategy. With `sources`,
+    weak candidate anchors are counted in them (may raise ScanInterrupted on Ctrl-C)."""
     if force and force not in STRATEGIES:
         raise UsageError(f"unknown strategy {force!r} (direct, grep, profile, fanout)")
-    dec = by_size(probe, question, usable_tokens, est_tokens, force)
+    dec = by_size(probe, question, usable_tokens, est_tokens, force, sources)
     if dec.strategy == "direct" and n_sources > 1 and not dec.forced:
         if probe.kind == "log" and is_open_question(question) and not dec.anchors:
             dec = Decision("profile", dec.reasons + [
@@ -73,30 +76,44 @@ def decide(probe: Probe, question: str, usable_tokens: int, est_tokens: int,
 
 
 def by_size(probe: Probe, question: str, usable_tokens: int, est_tokens: int,
-            force: str | None = None) -> Decision:
+            force: str | None = None, sources: list[TextSource] | None = None) -> Decision:
     """usable_tokens: material one call may hold; est_tokens: the corpus' estimated tokens."""
     anchors = extract_anchors(question)
     size = (f"{n_(probe.bytes, 'byte')}, {n_(probe.lines, 'line')}, {n_(probe.files, 'file')}, "
             f"kind {probe.kind}")
     if force:
-        d = Decision(force, [f"strategy forced by --strategy {force} ({size})"], anchors, True)
-        return d
+        counted = rare_anchors(question, sources, probe) if force == "grep" and not anchors else []
+        anchors += [r.candidate for r in counted if r.rare]
+        return Decision(force, [f"strategy forced by --strategy {force} ({size})"]
+                        + [r.reason() for r in counted], anchors, True)
     fits = (probe.bytes <= DIRECT_MAX_BYTES and probe.lines <= DIRECT_MAX_LINES
             and est_tokens <= usable_tokens)
     if fits:
         return Decision("direct", [
             f"small corpus ({size}): ~{est_tokens:,} tokens fit the usable window of "
             f"{usable_tokens:,} tokens, so one direct call reads all of it"], anchors)
-    why_big = (f"too big for one call ({size}; ~{est_tokens:,} tokens vs a usable window of "
-               f"{usable_tokens:,})")
+    why = [f"too big for one call ({size}; ~{est_tokens:,} tokens vs a usable window of "
+           f"{usable_tokens:,})"]
+    if not anchors:  # weak candidates (keen-jacket, follow-up): anchors only if rare here
+        counted = rare_anchors(question, sources, probe)
+        anchors = [r.candidate for r in counted if r.rare]
+        why += [r.reason() for r in counted]
     if anchors:
-        return Decision("grep", [why_big, "the question has anchors to search for: "
-                                 + ", ".join(repr(a) for a in anchors)], anchors)
+        return Decision("grep", why + ["the question has anchors to search for: "
+                                       + ", ".join(repr(a) for a in anchors)], anchors)
     if probe.kind == "log" and is_open_question(question):
-        return Decision("profile", [why_big, "line-oriented log with an open question: code "
+        return Decision("profile", why + ["line-oriented log with an open question: code "
                                     "profiles line templates; rare and error-level lines "
                                     "become the candidates"], anchors)
     reason = "no anchors to grep for"
     if probe.kind == "log":
         reason += " and the question is not an open 'what is unusual' question"
-    return Decision("fanout", [why_big, reason + ": every chunk is read by the model"], anchors)
+    return Decision("fanout", why + [reason + ": every chunk is read by the model"], anchors)
+
+
+def rare_anchors(question: str, sources: list[TextSource] | None, probe: Probe) -> list[Rarity]:
+    """The question's weak candidates, each counted in the corpus by code (bounded scan)."""
+    cands = candidate_anchors(question)
+    if not cands or not sources:
+        return []
+    return rare_candidates(sources, cands, probe.lines)
