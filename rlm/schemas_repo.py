@@ -146,7 +146,8 @@ class AuditInfo(BaseModel):
     lenses: list[str]
     modules: list[ModuleInfo] = Field(default_factory=list)
     rounds: list[RoundInfo] = Field(default_factory=list)
-    stopped: Literal["no_progress", "nothing_left", "budget", "max_rounds", "dry_run"] = "no_progress"
+    stopped: Literal["no_progress", "nothing_left", "budget", "max_rounds", "dry_run",
+                     "no_model"] = "no_progress"
     stop_reason: str = ""
     evidence: EvidenceCounts = Field(default_factory=EvidenceCounts)
 

@@ -50,7 +50,8 @@ def _check(root: Path, rep) -> None:
         for f in q.verified:
             assert f.confidence == "verified" and f.basis == "code"
         for f in q.inferred:
-            assert f.confidence == "inferred" and f.basis in ("docs", "names")
+            assert f.confidence == "inferred" and (f.basis in ("docs", "names")
+                                                   or "does not support the claim" in f.note)
     fc = rep.files
     assert fc.total == walk(root).listed_files
     assert fc.read_by_model + fc.scanned_by_code + fc.failed + fc.skipped == fc.total and fc.adds_up
@@ -88,7 +89,8 @@ def test_mine_fixture(fake_server, tmp_path):
     for uq in key["unanswerable_questions"]:
         assert f"`[fact: {uq}]`" in md
     assert "| # | Claim | Evidence | Quote (from the file) |" in md
-    assert "**Inferred** (rests on names or documentation; not verified)" in md
+    assert ("**Inferred** (rests on names or documentation, or the line does not carry the "
+            "claim; not verified)") in md
     # the real strategy: code scoped each question; each then got one call (or none to make)
     assert rep.strategy == "scoped" and rep.coverage.complete
     assert {q.strategy for q in rep.questions} <= {"one_call", "code_only"}
@@ -199,3 +201,28 @@ def test_mine_weak_model_claims_must_mention_the_line(fake_server, tmp_path):
     [q] = rep.questions
     assert [f.claim for f in q.verified] == ["MAX_RETRIES is the retry limit"]
     assert any("weak model" in x["reason"] for x in q.rejected)
+
+
+def test_mine_claim_its_line_does_not_carry_is_inferred_not_verified(fake_server, tmp_path):
+    """Code quotes a picked line, so the quote is always real; the claim is the model's. One the
+    line does not carry (a wrong figure on a line using VAT_RATE) is kept as inferred, with the
+    reason."""
+    root = tmp_path / "repo"
+    key = write_repo(root)
+    fact = next(f for f in key["facts"] if f["id"] == "vat_rate")
+
+    def respond(req, text):
+        rows = R.candidate_rows(text)
+        true = [n for n, _, t in rows if fact["quote"] in t]
+        other = [n for n, _, t in rows if t.strip().startswith("vat = (subtotal * VAT_RATE)")]
+        return {"picks": [{"n": true[0], "claim": fact["claim"]},
+                          {"n": other[0], "claim": "Invoices apply a VAT rate of 0.25."}]}
+
+    fake_server.on("PickResult", respond)
+    rep = mine(str(root), [fact["question"]], MineOptions(model="fake", base_url=fake_server.url))
+    _check(root, rep)
+    q = rep.questions[0]
+    assert [f.claim for f in q.verified] == [fact["claim"]]
+    assert [f.claim for f in q.inferred] == ["Invoices apply a VAT rate of 0.25."]
+    assert "does not support the claim" in q.inferred[0].note
+    assert "0.25" in mine_markdown(rep).split("**Inferred**")[1]

@@ -105,22 +105,20 @@ def test_mining_oracle_finds_every_fact_and_leaves_placeholders(tmp_path):
     assert "unanswerable" not in r["note"]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "rlm bug (rlm/mine.py): a picked line's claim is the model's words and is marked verified "
-    "because its quote is taken from the file, without checking that the line supports the "
-    "claim: a noisy reader's invented claim on an arbitrary candidate line comes out verified"))
-def test_mining_noisy_reader_inventions_are_not_verified(tmp_path):
+# a picked line's claim is the model's words: it is verified only when the line supports it
+# (rlm/repo/claim_support.py); before that check noisy seeds 0-5 got 1,2,2,1,3,0 inventions in
+@pytest.mark.parametrize("seed", range(6))
+def test_mining_noisy_reader_inventions_are_not_verified(tmp_path, seed):
     from evals.sim_repo import mine_case
 
-    r = anyio.run(lambda: mine_case(tmp_path, "noisy", seed=0))
+    r = anyio.run(lambda: mine_case(tmp_path, "noisy", seed=seed))
     assert r["fabricated_accepted"] == 0
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "rlm bug (rlm/audit.py pick rounds): like mining, a lens pick's claim is the model's words "
-    "and is marked verified without checking that the picked line supports it"))
-def test_audit_noisy_pick_inventions_are_not_verified(tmp_path):
+# the audit's lens and recheck picks likewise (before the check: 0,1,0,2,0,1 over seeds 0-5)
+@pytest.mark.parametrize("seed", range(6))
+def test_audit_noisy_pick_inventions_are_not_verified(tmp_path, seed):
     from evals.sim_repo import audit_case
 
-    r = anyio.run(lambda: audit_case(tmp_path, "noisy", seed=5))
+    r = anyio.run(lambda: audit_case(tmp_path, "noisy", seed=seed))
     assert r["fabricated_accepted"] == 0, r["note"]

@@ -16,6 +16,7 @@ from rlm.evidence import (
 )
 from rlm.repo.candidates import Candidate, check_pick, sane_claim
 from rlm.repo.chunks import RepoChunk
+from rlm.repo.claim_support import support
 from rlm.repo.corpus import RepoCorpus
 from rlm.repo.files import is_doc_file
 from rlm.schemas import Source
@@ -52,6 +53,7 @@ class Findings:
     rejected: list[Rejected] = field(default_factory=list)
     stats: EvidenceStats = field(default_factory=EvidenceStats)
     dropped_picks: int = 0
+    unsupported_picks: int = 0  # picks whose claim the picked line did not support
 
     def add(self, f: AuditFinding) -> bool:
         """Keep a checked finding unless the seen-set has it; True when it is new."""
@@ -102,15 +104,24 @@ class Findings:
         """``origin``: the rejected claim a recheck job asked about (a failed recheck is not
         rechecked again)."""
         cand, ev = check_pick(self.corpus, job.mapping, pick.n, getattr(pick, "quote", ""))
-        self.stats.add(ev)
         if self.weak and ev.ok and cand is not None and not sane_claim(pick.claim, cand.text):
+            self.stats.add(ev)
             self.dropped_picks += 1  # a weak model's pick whose claim is not about its line
             return False
+        quote = self.corpus.lines(cand.path)[cand.line - 1].strip() if cand and cand.line else ""
+        if ev.ok and cand is not None:
+            # the lens rule's reason is code's own words about the line: it counts as support
+            sup = support(pick.claim, f"{quote}\n{cand.why}" if cand.why else quote, self.corpus)
+            if not sup.ok:  # the line is real, the model's claim is not on it: not verified
+                self.unsupported_picks += 1
+                ev = EvidenceCheck("rejected", ev.path, ev.line_start, ev.line_end, ev.text,
+                                   sup.reason())
+        self.stats.add(ev)
         if not ev.ok or cand is None:
             if origin is None:
                 self.rejected.append(Rejected(
                     kind, job.module, pick.claim, ev.path if cand is None else ev.evidence_path,
-                    getattr(pick, "quote", ""), ev.reason, [c.path for c in job.cands][:1],
+                    getattr(pick, "quote", "") or quote, ev.reason, [c.path for c in job.cands][:1],
                     rnd, getattr(pick, "severity", None), job.lens, rechecked=True))
             return False
         sev = (getattr(pick, "severity", None) or cand.severity) if kind == "risk" else None
@@ -118,7 +129,6 @@ class Findings:
         if origin is not None:
             sev = (origin.severity or cand.severity) if kind == "risk" else None
             note = f"re-found after the citation {origin.cited} was rejected ({origin.reason})"
-        quote = self.corpus.lines(cand.path)[cand.line - 1].strip() if cand.line else ""
         return self.add(self.make(ev, kind, job.module, pick.claim, quote, rnd, job.lens,
                                   job.id, sev, note))
 

@@ -34,6 +34,8 @@ def _head(rep: AuditReport) -> list[str]:
         out.append(f"**Dry run**: no model call was made. Estimate: {rep.gate.estimate.calls} "
                    f"call(s) for round 1 and the lens passes, ~{rep.gate.estimate.prompt_tokens:,} "
                    "prompt tokens.")
+    elif a.stopped == "no_model":
+        out.append(f"**{a.stop_reason}.** Every finding below was found and checked by code.")
     else:
         out.append(f"**Rounds: {len(a.rounds)}; stopped: {a.stopped}** — {a.stop_reason}.")
         ev = a.evidence

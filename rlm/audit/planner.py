@@ -136,7 +136,7 @@ def _rechecks(st: AuditState) -> list[Job]:
 
 def _thin_modules(st: AuditState) -> tuple[list[Job], int]:
     """Modules still without findings: one file per call (a weak model picks code lines)."""
-    has = {f.module for f in st.findings.items}
+    has = {f.module for f in st.findings.items if f.chunk != "code"}  # code facts: not read
     jobs: list[Job] = []
     n = 0
     for m in [m for m in st.modules if m.name not in has and m.name not in st.dug]:

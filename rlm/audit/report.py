@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from rlm.audit.lenses import tested_by
 from rlm.audit.state import AuditState
 from rlm.evidence import parse_evidence_path
+from rlm.models.none import NOTICE as NO_MODEL_NOTICE
 from rlm.repo.corpus import files_statement
 from rlm.repo.rounds import Rounds, StopReason
 from rlm.run import ledger
@@ -66,13 +67,19 @@ def coverage(st: AuditState, fcov: FileCoverage, rounds: Rounds, interrupted: bo
     cov.bytes_read_by_model = st.read.total_bytes(c)
     cov.bytes_scanned_by_code = c.walk.total_bytes  # every kept file is scanned for candidates
     cov.lines_scanned_by_code = c.walk.total_lines
-    if not st.opts.dry_run:
+    code_only = rounds.stopped is StopReason.NO_MODEL
+    if not st.opts.dry_run and not code_only:
         if fcov.scanned_by_code:  # an audit reads every file; mine needs only what it scoped
             cov.gaps.append(f"{fcov.scanned_by_code} file(s) were only scanned by code, never "
                             "read by the model")
         if rounds.stopped is StopReason.BUDGET:
             cov.gaps.append(f"the rounds stopped early ({rounds.reason})")
     cov.interrupted = interrupted
+    if code_only:  # nothing was to be read by a model: code's scan is the whole audit
+        cov.declared.insert(0, NO_MODEL_NOTICE)
+        body = [files_statement(fcov), f"No model read anything; code scanned all "
+                f"{c.walk.total_lines:,} lines of the kept files for its facts."]
+        return ledger.close(cov, body, what="the audit")
     body = [files_statement(fcov),
             f"The model read {cov.lines_read_by_model:,} of {c.walk.total_lines:,} lines in "
             f"{st.chunks_ok} of {st.chunks_total} calls; code scanned every kept file for "
@@ -135,13 +142,15 @@ def build_report(run: _Audit, rounds: Rounds, run_id: str, question: str) -> Aud
                      stopped=rounds.stopped.value, stop_reason=rounds.reason,
                      evidence=EvidenceCounts(**stats.as_dict()))
     n = {k: sum(f.kind == k for f in fs.items) for k in ("fact", "risk", "doc")}
+    by_code = sum(f.chunk == "code" for f in fs.items)
     u = run.budget.usage
     return AuditReport(
         command="audit", question=question, corpus=st.corpus.corpus_info(), strategy="fanout",
         gate=GateInfo(reasons=gate_reasons(run, fcov), estimate=run.estimate),
-        answer=(f"{n['fact']} verified fact(s), {n['risk']} verified risk(s) and {n['doc']} "
+        answer=((f"{NO_MODEL_NOTICE}. " if rounds.stopped is StopReason.NO_MODEL else "")
+                + f"{n['fact']} verified fact(s), {n['risk']} verified risk(s) and {n['doc']} "
                 f"documentation claim(s) in {len(st.modules)} module(s) after "
-                f"{len(rounds.rounds)} round(s); stopped: {info.stopped} ({info.stop_reason}). "
+                f"{len(rounds.rounds)} round(s) ({by_code} found by code); stopped: {info.stopped} ({info.stop_reason}). "
                 f"Evidence: {stats.verified} verified, {stats.corrected} corrected, "
                 f"{stats.rejected} rejected."),
         findings=fs.items + rejected_findings(st), coverage=cov, audit=info, files=fcov,

@@ -16,6 +16,7 @@ import anyio
 
 from rlm import redact_model
 from rlm.audit import planner
+from rlm.audit.codefacts import add_code_facts, public_apis
 from rlm.audit.jobs import Job
 from rlm.audit.options import AuditOptions
 from rlm.audit.report import build_report
@@ -23,6 +24,8 @@ from rlm.audit.state import AuditState
 from rlm.engine.budget import Budget
 from rlm.engine.mapper import Outcome, map_items
 from rlm.models.base import Model
+from rlm.models.none import NOTICE as NO_MODEL_NOTICE
+from rlm.models.profile import is_code_only
 from rlm.repo.calls import call_task, window_chars
 from rlm.repo.candidates import is_weak_model
 from rlm.repo.corpus import RepoCorpus
@@ -47,6 +50,7 @@ class _Audit:
         brief = is_weak_model(model) if opts.weak_model is None else bool(opts.weak_model)
         self.st = AuditState(corpus, opts, window_chars(model, opts.usable_fraction,
                                                         opts.chunk_chars), brief)
+        self.code_only = is_code_only(model)
         self.first_jobs = planner.round1(self.st)
         self.estimate = self._estimate()
 
@@ -94,6 +98,10 @@ class _Audit:
     async def execute(self, scope) -> Rounds:
         if self.opts.dry_run:
             return Rounds(stopped=StopReason.DRY_RUN, reason="dry run: no model call was made")
+        add_code_facts(self.st)  # round 0, always first: a model round only adds to them
+        public_apis(self.st)
+        if self.code_only:
+            return Rounds(stopped=StopReason.NO_MODEL, reason=NO_MODEL_NOTICE)
         return await run_rounds(self.plan, lambda rnd, jobs: self.run_round(rnd, jobs, scope),
                                 self.budget, self.opts.max_rounds, nothing_left=NOTHING_LEFT)
 

@@ -32,8 +32,8 @@ def mine_markdown(rep: MineReport, link_base: str = "") -> str:
                f"{rep.model or '-'}. Evidence checked by code: {ev.verified} verified, "
                f"{ev.corrected} corrected, {ev.rejected} rejected.")
     out.append("Facts are **verified** only when code found the quoted code at the cited lines; "
-               "**inferred** facts rest on names or documentation. A question without a verified "
-               "fact keeps its placeholder.")
+               "**inferred** facts rest on names or documentation, or the cited line does not carry "
+               "the claim. A question without a verified fact keeps its placeholder.")
     if rep.dry_run:
         out.append(f"**Dry run**: no model call was made. Estimate: {rep.gate.estimate.calls} "
                    f"call(s), ~{rep.gate.estimate.prompt_tokens:,} prompt tokens.")
@@ -47,7 +47,8 @@ def mine_markdown(rep: MineReport, link_base: str = "") -> str:
             out.append(f"`{q.placeholder or f'[fact: {q.question}]'}` — no verified fact"
                        + (" (dry run)" if rep.dry_run else "") + ".")
         if q.inferred:
-            out.append("**Inferred** (rests on names or documentation; not verified)")
+            out.append("**Inferred** (rests on names or documentation, or the line does not carry "
+                       "the claim; not verified)")
             out.extend(["\n".join(_table(q.inferred, link_base))])
         if q.rejected:
             out.append(f"Rejected ({len(q.rejected)}): " + "; ".join(

@@ -3,7 +3,8 @@
 Code scopes every question first (rlm.mine.scope). The model only picks numbers among the
 candidate lines and phrases a short claim; code maps each number to ``path:line``, takes the
 quote from the file and checks it with rlm.evidence. Facts are ``verified`` only when the check
-passes *and* the line is code; documentation, comments, imports or bare signatures make a fact
+passes, the line is code *and* the line supports the model's claim (rlm.repo.claim_support);
+documentation, comments, imports, bare signatures or an unsupported claim make a fact
 ``inferred``. A question without a verified fact gets the placeholder ``[fact: <question>]``.
 """
 
@@ -31,6 +32,7 @@ from rlm.repo.candidates import (
     render_candidates,
     sane_claim,
 )
+from rlm.repo.claim_support import support
 from rlm.repo.corpus import RepoCorpus
 from rlm.repo.ledger import ReadTracker, done_event
 from rlm.run.events import Plan, to_sink
@@ -122,12 +124,10 @@ class _Mine:
         for c in job.cands:
             self.read.add(c.path, c.line, c.line)
             self.ok_paths.add(c.path)
-        seen = {f.evidence_path for f in r.verified + r.inferred}
         for pk in res.picks:
             fact = self.checked_fact(job, pk, r)
-            if fact is not None and fact.evidence_path not in seen:
-                seen.add(fact.evidence_path)
-                (r.verified if fact.confidence == "verified" else r.inferred).append(fact)
+            if fact is not None:
+                keep_fact(r, fact)
 
     def checked_fact(self, job: AnswerJob, pk, r: QuestionResult) -> Fact | None:
         """Models cite, code quotes: the picked line checked, its basis decided by code."""
@@ -137,7 +137,7 @@ class _Mine:
             r.rejected.append({"claim": pk.claim, "cited": ev.evidence_path if cand else
                                f"[{pk.n}]", "reason": ev.reason})
             return None
-        if ev.evidence_path in {f.evidence_path for f in r.verified + r.inferred}:
+        if ev.evidence_path in {f.evidence_path for f in r.verified}:
             return None
         if self.weak and not sane_claim(pk.claim, cand.text):
             self.dropped += 1  # a weak model's claim that is not about its line
@@ -150,9 +150,25 @@ class _Mine:
         note = {"docs": "rests on documentation or comments, not on code",
                 "names": "rests on a name (an import or a signature), not on what the code does"
                 }.get(basis, ev.reason)
+        sup = support(pk.claim, quote, self.c)
+        if basis == "code" and not sup.ok:  # the line is real; the model's claim is not on it
+            note = sup.reason()
         return Fact(claim=pk.claim.strip() or "(no claim given)", evidence_path=ev.evidence_path,
-                    quote=quote[:300], confidence="verified" if basis == "code" else "inferred",
-                    basis=basis, note=note)
+                    quote=quote[:300], note=note, basis=basis,
+                    confidence="verified" if basis == "code" and sup.ok else "inferred")
+
+
+def keep_fact(r: QuestionResult, fact: Fact) -> None:
+    """One fact per cited line; a verified claim replaces an inferred one on the same line (the
+    order in which concurrent calls finish must not decide what is verified)."""
+    if fact.evidence_path in {f.evidence_path for f in r.verified}:
+        return
+    same = [f for f in r.inferred if f.evidence_path == fact.evidence_path]
+    if fact.confidence == "verified":
+        r.inferred[:] = [f for f in r.inferred if f.evidence_path != fact.evidence_path]
+        r.verified.append(fact)
+    elif not same:
+        r.inferred.append(fact)
 
 
 async def mine_async(repo: str, questions: list[str], opts: MineOptions | None = None,

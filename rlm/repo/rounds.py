@@ -19,6 +19,7 @@ class StopReason(str, Enum):
     BUDGET = "budget"  # tokens, calls, wall time or Ctrl-C
     MAX_ROUNDS = "max_rounds"
     DRY_RUN = "dry_run"
+    NO_MODEL = "no_model"  # code only: nothing was to be read
 
 
 @dataclass

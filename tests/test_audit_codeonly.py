@@ -1,0 +1,77 @@
+"""`rlm audit` with no model: complete from code alone (rlm.repo_facts through rlm.evidence),
+and with a model the code facts come first and stay. Real subprocesses, no model configured."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+from fixtures.repo import write_repo
+from rlm.models.none import NOTICE
+
+
+def rlm(*args, timeout=120):
+    env = {k: v for k, v in os.environ.items() if k not in ("RLM_MODEL", "RLM_BASE_URL")}
+    return subprocess.run([sys.executable, "-m", "rlm.cli", *args], capture_output=True,
+                          text=True, timeout=timeout, env=env, stdin=subprocess.DEVNULL)
+
+
+def test_audit_with_no_model_is_complete_from_code(tmp_path):
+    root = tmp_path / "repo"
+    key = write_repo(root)
+    r = rlm("audit", str(root), "--json")
+    assert r.returncode == 0, r.stderr
+    rep = json.loads(r.stdout)
+    assert rep["usage"]["calls"] == 0 and rep["audit"]["stopped"] == "no_model"
+    assert rep["coverage"]["complete"] and NOTICE in rep["coverage"]["statement"]
+    assert rep["answer"].startswith(NOTICE)
+    assert not rep["coverage"]["gaps"] and not rep["coverage"]["chunks_failed"]
+    # every finding: verified, its evidence is the file's own text at the cited line
+    for f in rep["findings"]:
+        assert f["verified"] and f["status"] == "verified" and f["chunk"] == "code"
+        lines = (root / f["source"]["path"]).read_text("utf-8").splitlines()
+        assert f["evidence"].splitlines()[0] == lines[f["source"]["line_start"] - 1]
+    # the key's entry points, risky call and TODO, at their lines
+    by_line = {(f["source"]["path"], f["source"]["line_start"]): f for f in rep["findings"]}
+    for cf in key["code_facts"]:
+        f = by_line.get((cf["path"], cf["line"]))
+        assert f is not None and f["label"] == cf["kind"], cf
+        assert cf["quote"] in f["evidence"]
+    assert by_line[("parcelpost/accounts/passwords.py", 12)]["kind"] == "risk"
+    labels = {f["label"] for f in rep["findings"]}
+    assert {"entry_point", "test", "large_function", "marker", "risk"} <= labels
+    # nothing from vendored or ignored code; the module map has code's key APIs
+    assert not [f for f in rep["findings"]
+                if f["source"]["path"].startswith(("vendor/", "build/", "node_modules/"))]
+    mods = {m["name"]: m for m in rep["audit"]["modules"]}
+    assert "hash_password" in mods["parcelpost/accounts"]["key_apis"]
+    assert mods["parcelpost"]["findings"] > 0
+
+
+def test_audit_markdown_with_no_model_says_so(tmp_path):
+    root = tmp_path / "repo"
+    write_repo(root)
+    r = rlm("audit", str(root))
+    assert r.returncode == 0, r.stderr
+    assert NOTICE in r.stdout and "## Findings by module" in r.stdout
+    assert "TODO: rotate the log file" in r.stdout
+
+
+def test_code_facts_stay_first_when_a_model_runs(fake_server, tmp_path):
+    from rlm.audit import AuditOptions, audit
+    from rlm.models.openai_compat import OpenAICompatModel, reset_mode_cache
+
+    root = tmp_path / "repo"
+    key = write_repo(root)
+    reset_mode_cache()
+    model = OpenAICompatModel("fake", fake_server.url, context_tokens=8192, timeout=5.0,
+                              max_attempts=1, backoff_base=0.01)
+    rep = audit(str(root), AuditOptions(max_rounds=2), model=model)
+    code = [f for f in rep.findings if f.chunk == "code"]
+    assert code and all(f.round == 0 and f.verified for f in code)
+    assert rep.findings[:len(code)] == code  # first, whatever the model rounds did
+    got = {(f.source.path, f.source.line_start) for f in code}
+    assert {(cf["path"], cf["line"]) for cf in key["code_facts"]} <= got
+    assert rep.usage.calls > 0  # the model rounds ran (and failed or added)
