@@ -112,3 +112,19 @@ def test_time_window_question_restricts_the_profile(log):
     assert lines == {panic["line"]}  # the other needles are outside the minute
     assert "restricted to the time window" in rep["coverage"]["statement"]
     assert rep["coverage"]["lines_scanned_by_code"] < key["lines"] / 10
+
+
+def test_time_window_restricts_grep_hits_and_counts(log):
+    p, key = log
+    steps = [n for n in key["needles"] if n["kind"] == "session"]
+    second = steps[1]
+    hhmm = second["text"][11:16]
+    sid = key["session_id"]
+    rep = ask(p, f'what did "{sid}" do between {hhmm} and {hhmm}?')
+    assert rep["strategy"] == "grep"
+    assert [f["source"]["line_start"] for f in rep["findings"]] == [second["line"]]
+    assert "restricted to the time window" in rep["coverage"]["statement"]
+    with TextSource(p) as src:
+        (a, b), = window_lines(src, parse_window(f"between {hhmm} and {hhmm}"))
+    rep = ask(p, f"how many lines between {hhmm} and {hhmm}?")
+    assert f"**{b - a + 1:,}** lines" in rep["answer"]

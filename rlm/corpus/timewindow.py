@@ -119,3 +119,20 @@ def window_lines(src, w: Window) -> list[tuple[int, int]]:
         if first <= last:
             out.append((first, last))
     return out
+
+
+def log_window(kind: str, src, question: str) -> tuple[list[tuple[int, int]] | None, Window | None]:
+    """(line ranges, window) for a log whose question names a time window, else (None, None)."""
+    w = parse_window(question) if kind == "log" else None
+    return (window_lines(src, w), w) if w else (None, None)
+
+
+def keep_in(lines: list[int], ranges: list[tuple[int, int]]) -> list[int]:
+    """The line numbers that fall in the ranges."""
+    return [ln for ln in lines if any(a <= ln <= b for a, b in ranges)]
+
+
+def window_note(w: Window, per_file: dict[str, list[tuple[int, int]]]) -> str:
+    spans = "; ".join(f"{p}: " + (", ".join(f"{a:,}-{b:,}" for a, b in r[:3]) or "no lines")
+                      for p, r in list(per_file.items())[:3])
+    return f"restricted to the time window {w.label} ({spans})"

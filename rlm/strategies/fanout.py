@@ -10,6 +10,7 @@ from rlm import evidence, recipe
 from rlm import interrupt as scanctl
 from rlm.corpus.index import Chunk, ShownLines, iter_chunks
 from rlm.corpus.lines import MAX_LINE_CHARS
+from rlm.corpus.timewindow import log_window, window_note
 from rlm.engine.call import call_json
 from rlm.engine.mapper import Outcome, map_items
 from rlm.engine.reducer import reduce_findings, render
@@ -28,10 +29,19 @@ async def run(ctx: Context) -> Result:
     res = ctx.new_result()
     max_bytes = chunk_bytes(ctx.window, ctx.cpt)
 
+    windows = {src.display: log_window(ctx.corpus.probe.kind, src, ctx.q) for src in ctx.corpus.sources}
+
     def chunks() -> Iterator[Chunk]:
         for src in ctx.corpus.sources:
-            yield from iter_chunks(src, max_bytes)
+            ranges, _ = windows[src.display]  # a log's time window: only its lines are read
+            if ranges is None:
+                yield from iter_chunks(src, max_bytes)
+            elif ranges:
+                yield from iter_chunks(src, max_bytes, line_ranges=ranges)
 
+    w = next((w for _, w in windows.values() if w), None)
+    if w:
+        res.cov.declared.append(window_note(w, {p: r for p, (r, _) in windows.items()}))
     await map_chunks(ctx, res, chunks, max_bytes)
     return res
 

@@ -13,6 +13,7 @@ from rlm.corpus.grep import regions, search
 from rlm.corpus.index import Chunk, iter_chunks
 from rlm.corpus.lines import number_lines
 from rlm.corpus.source import TextSource
+from rlm.corpus.timewindow import keep_in, log_window, window_note
 from rlm.estimate import announce
 from rlm.run.window import PROMPT_OVERHEAD_TOKENS, chunk_bytes
 from rlm.schemas import Estimate
@@ -29,13 +30,21 @@ async def run(ctx: Context) -> Result:
     anchors = ctx.decision.anchors
     hits: list[tuple[TextSource, list[int]]] = []
     truncated = False
+    windows: dict[str, list[tuple[int, int]]] = {}
     for src in ctx.corpus.sources:
         r = search(src, anchors)
         res.cov.bytes_scanned_by_code += src.size
         res.cov.lines_scanned_by_code += src.line_count
         truncated |= r.truncated
-        if r.hit_lines:
-            hits.append((src, r.hit_lines))
+        found = r.hit_lines
+        ranges, w = log_window(ctx.corpus.probe.kind, src, ctx.q)  # "between 14:00 and 14:30"
+        if w:
+            found = keep_in(found, ranges)
+            windows[src.display] = ranges
+        if found:
+            hits.append((src, found))
+    if windows:
+        res.cov.declared.append(window_note(w, windows) + ": hits outside it are left out")
     scanned = res.cov.lines_scanned_by_code
     if truncated:
         res.cov.declared.append(f"grep stopped collecting after {MAX_HITS_PER_FILE:,} matching "
