@@ -168,3 +168,37 @@ def test_sampling_outside_the_mcp_server_is_a_clear_usage_error():
 
     with pytest.raises(UsageError, match="only inside `rlm mcp --model sampling`"):
         resolve_model("sampling")
+
+
+def test_a_cancelled_audit_stops_making_calls(tmp_path, fake_server):
+    import threading
+
+    write_repo(tmp_path / "repo")
+    release = threading.Event()
+
+    def hang(req, text):
+        release.wait(30)
+        return R.good_module(req, text)
+
+    fake_server.on("ModuleResult", hang)
+
+    async def main():
+        async with connect([tmp_path], *fake_model(fake_server), "--concurrency", "2") as c:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(c.call_tool, "audit", {"repo": "repo"})
+                with anyio.fail_after(30):
+                    while not fake_server.requests:
+                        await anyio.sleep(0.05)
+                await anyio.sleep(0.3)
+                tg.cancel_scope.cancel()  # the client gives up on the audit
+            at_cancel = len(fake_server.requests)
+            await anyio.sleep(1.0)
+            release.set()  # were the run still going, its next calls would now be made
+            await anyio.sleep(1.5)
+            alive = await c.call_tool("grep", {"path": "repo", "pattern": "DEFAULT_", "max_hits": 1})
+            return at_cancel, alive
+
+    at_cancel, alive = anyio.run(main)
+    assert 1 <= at_cancel <= 2
+    assert len(fake_server.requests) == at_cancel
+    assert structured(alive)["hits_total"] >= 1  # the server still answers

@@ -133,7 +133,7 @@ def mcp_cmd(
                                        "HTTP on HOST:PORT instead of stdio"),
     model: Optional[str] = typer.Option(None, "--model", "-m", help="as for ask; 'sampling' sends "
                                         "sub-calls to the MCP client's own model"),
-    base_url: Optional[str] = BaseUrlOpt,
+    base_url: Optional[List[str]] = BaseUrlOpt,
     sub_model: Optional[str] = typer.Option(None, "--sub-model", help="model for sub-calls"),
     concurrency: int = ConcOpt,
     max_tokens: Optional[int] = typer.Option(None, "--max-tokens", min=1, help="default token "
@@ -149,7 +149,8 @@ def mcp_cmd(
     from rlm.mcp.roots import Roots
     from rlm.mcp.server import parse_http, serve
 
-    cfg = ServerConfig(roots=list(root or []), model=model, base_url=base_url, sub_model=sub_model,
+    cfg = ServerConfig(roots=list(root or []), model=model, base_url=_urls(base_url),
+                       sub_model=sub_model,
                        concurrency=concurrency, max_tokens=max_tokens, max_calls=max_calls,
                        timeout=timeout, sampling_context=sampling_context, http=http)
     _run(lambda: (Roots(cfg.roots), http and parse_http(http)))  # bad input: one line, exit 2

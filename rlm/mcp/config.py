@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 class ServerConfig:
     roots: list[str] = field(default_factory=list)  # empty: the working directory
     model: str | None = None  # "sampling": the MCP client's model; None: RLM_MODEL, config, ...
-    base_url: str | None = None
+    base_url: str | None = None  # one URL, or a comma list of replicas of one model
     sub_model: str | None = None
     concurrency: int = 4
     max_tokens: int | None = None  # default budget of one tool call (a call may lower it)
@@ -20,4 +20,7 @@ class ServerConfig:
 
     @property
     def sampling(self) -> bool:
-        return (self.model or "").strip() == "sampling"
+        import os
+
+        spec = self.model if self.model is not None else os.environ.get("RLM_MODEL", "")
+        return spec.strip() == "sampling"

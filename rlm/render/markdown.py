@@ -92,6 +92,10 @@ def report_markdown(rep: Report) -> str:
             f"prompt tokens" + (f", ~{rep.gate.estimate.seconds:,.0f} s on {rep.model}"
                                 + (f" (speed: {rep.gate.estimate.basis})" if rep.gate.estimate.basis else "")
                                 if rep.gate.estimate.seconds is not None else "") + "."]
+    if getattr(rep, "tier", None) == "none":  # issue 9: say it at the very top, in one line
+        from rlm.models.none import NOTICE
+
+        head.insert(1, f"> {NOTICE}")
     if rep.dry_run:
         return "\n\n".join(head + [rep.answer, f"_{rep.coverage.statement}_"])
     u = rep.usage
