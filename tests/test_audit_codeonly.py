@@ -75,3 +75,49 @@ def test_code_facts_stay_first_when_a_model_runs(fake_server, tmp_path):
     got = {(f.source.path, f.source.line_start) for f in code}
     assert {(cf["path"], cf["line"]) for cf in key["code_facts"]} <= got
     assert rep.usage.calls > 0  # the model rounds ran (and failed or added)
+
+
+# ------------------------------------------------------------------------------- mine, code only
+
+CANONICAL = "what already works and must not be touched?"
+
+
+def test_mine_canonical_question_with_no_model_is_verified_facts(tmp_path):
+    root = tmp_path / "repo"
+    write_repo(root)
+    r = rlm("mine", str(root), CANONICAL, "--json")
+    assert r.returncode == 0, r.stderr
+    rep = json.loads(r.stdout)
+    q = rep["questions"][0]
+    assert rep["usage"]["calls"] == 0 and rep["coverage"]["complete"] and not q["placeholder"]
+    assert rep["evidence"]["verified"] == len(q["verified"]) > 0
+    for f in q["verified"]:  # each evidence path points at real lines holding the quote
+        path, _, rng = f["evidence_path"].rpartition(":")
+        a, _, b = rng.partition("-")
+        lines = (root / path).read_text("utf-8").splitlines()
+        assert f["quote"] == "\n".join(lines[int(a) - 1:int(b or a)]).strip()[:300]
+    claims = [f["claim"] for f in q["verified"]]
+    pinned = next(f for f in q["verified"] if "test_create_and_list" in f["claim"])
+    assert "create_order" in pinned["claim"] and "list_orders" in pinned["claim"]
+    assert pinned["evidence_path"].startswith("tests/test_orders.py:")
+    assert any("`hash_password`" in c for c in claims)  # public API
+    assert any(c.startswith("documented command: `parcelpost serve") for c in claims)
+    assert not any("vendor/" in f["evidence_path"] for f in q["verified"])
+
+
+def test_mine_free_question_with_no_model_ranks_files_and_keeps_a_placeholder(tmp_path):
+    root = tmp_path / "repo"
+    write_repo(root)
+    q2 = "How long does a login session stay valid before it expires?"
+    r = rlm("mine", str(root), CANONICAL, q2, "--json")
+    assert r.returncode == 3, r.stderr  # reading was needed and nothing read it
+    rep = json.loads(r.stdout)
+    free = rep["questions"][1]
+    assert free["placeholder"] == f"[fact: {q2}]" and not free["verified"]
+    assert free["strategy"] == "code_only" and "BM25" in free["scope"]
+    # BM25 over names, identifiers and docstrings (every question term, by rarity) puts the
+    # sessions module near the top
+    assert "parcelpost/accounts/sessions.py" in free["relevant_files"][:3]
+    assert not rep["coverage"]["complete"]
+    assert any(g.startswith("Q2 needs a model") for g in rep["coverage"]["gaps"])
+    assert rep["questions"][0]["verified"]  # the canonical answer stays

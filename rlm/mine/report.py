@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rlm.mine.scope import MAX_RELEVANT_FILES
+from rlm.models.none import NOTICE as NO_MODEL_NOTICE
 from rlm.repo.corpus import files_statement
 from rlm.run import ledger
 from rlm.schemas import Coverage, Estimate, Finding, GateInfo, Source, UsageInfo
@@ -24,6 +25,15 @@ def coverage(run: _Mine, fcov: FileCoverage) -> Coverage:
     cov.lines_read_by_model = run.read.total_lines()
     cov.bytes_read_by_model = run.read.total_bytes(c)
     cov.interrupted = run.budget.interrupted
+    if run.code_only:
+        cov.declared.insert(0, NO_MODEL_NOTICE)
+        for i, r in enumerate(run.results, 1):
+            if not r.verified:  # reading was needed and nothing read: as ask's code-only
+                cov.gaps.append(f"Q{i} needs a model to read its {len(r.relevant_files)} "
+                                "ranked file(s)")
+        body = [files_statement(fcov), f"No model read anything; code scanned all "
+                f"{c.walk.total_lines:,} lines of the kept files."]
+        return ledger.close(cov, body, what="answers", dry_run=run.opts.dry_run)
     body = [files_statement(fcov),
              f"Code searched all {c.walk.total_lines:,} lines of the kept files; the model read "
              f"{cov.lines_read_by_model:,} candidate lines in {run.chunks_ok} of "
@@ -68,7 +78,8 @@ def build_report(run: _Mine, estimate: Estimate, run_id: str) -> MineReport:
     return MineReport(
         command="mine", question=" | ".join(run.qs), corpus=c.corpus_info(), strategy="scoped",
         gate=GateInfo(reasons=reasons, estimate=estimate),
-        answer=(f"{len(run.qs)} question(s): {nv} verified fact(s), {ni} inferred, "
+        answer=((f"{NO_MODEL_NOTICE}. " if run.code_only else "")
+                + f"{len(run.qs)} question(s): {nv} verified fact(s), {ni} inferred, "
                 f"{npl} placeholder(s). Evidence: {run.stats.verified} verified, "
                 f"{run.stats.corrected} corrected, {run.stats.rejected} rejected."),
         findings=findings(run), coverage=cov, questions=run.results, files=fcov,

@@ -20,10 +20,13 @@ from rlm.engine.budget import Budget
 from rlm.engine.mapper import Outcome, map_items
 from rlm.errors import UsageError
 from rlm.evidence import EvidenceStats
+from rlm.mine.codefacts import MAX_API, canonical_facts, is_canonical
 from rlm.mine.options import MineOptions
+from rlm.mine.rankfiles import rank_files
 from rlm.mine.report import build_report
 from rlm.mine.scope import Scope, Scoper, basis_of
 from rlm.models.base import Model
+from rlm.models.profile import is_code_only
 from rlm.repo.calls import call_task, est_tokens, window_chars
 from rlm.repo.candidates import (
     Candidate,
@@ -44,6 +47,8 @@ from rlm.schemas_repo import Fact, MineReport, QuestionResult
 
 RECIPE = "requirements-mining"
 PROMPT_OVERHEAD_TOKENS = 450
+CANONICAL_SCOPE = ("answered by code: each test and the package functions it calls, the public "
+                   "API and the commands the README documents")
 
 
 @dataclass
@@ -77,10 +82,24 @@ class _Mine:
         self.chunks_ok = 0
         self.weak = is_weak_model(model) if opts.weak_model is None else bool(opts.weak_model)
         self.dropped = 0
+        self.code_only = is_code_only(model)
 
     def plan(self) -> Estimate:
         scoper = Scoper(self.c)
+        canon = (canonical_facts(self.c, self.stats) if any(map(is_canonical, self.qs))
+                 else [])
         for qi, q in enumerate(self.qs):
+            if is_canonical(q):  # code's facts first; a model's picks only add to them
+                self.results[qi].verified.extend(canon)
+            if self.code_only:
+                self.scopes.append(Scope(q, []))
+                self.ranked_only(self.results[qi])
+                if is_canonical(q):
+                    n_api = sum(f.claim.startswith("public API") for f in canon)
+                    self.results[qi].scope = CANONICAL_SCOPE + (
+                        f" (the public API stops at its first {n_api} definitions)"
+                        if n_api >= MAX_API else "")
+                continue
             sc = scoper.scope(q, self.opts.one_call_max_files, self.max_chars)
             self.scopes.append(sc)
             r = self.results[qi]
@@ -94,6 +113,15 @@ class _Mine:
                                            text))
         return Estimate(calls=len(self.jobs), prompt_tokens=sum(
             est_tokens(len(j.material)) + PROMPT_OVERHEAD_TOKENS for j in self.jobs))
+
+    def ranked_only(self, r: QuestionResult) -> None:
+        """No model: a free question gets the files code ranks for it (BM25 over names,
+        identifiers and docstrings) and, unless code answered it, a placeholder."""
+        r.relevant_files, r.keywords = rank_files(self.c, r.question)
+        r.strategy = "code_only"
+        r.scope = ("no model: code ranked the files by BM25 over names, identifiers and "
+                   "docstrings" + (f"; best: {', '.join(r.relevant_files[:5])}"
+                                   if r.relevant_files else "; no file matched"))
 
     async def run(self, scope) -> None:
         self.emit(Plan(len(self.jobs), self.opts.concurrency))
