@@ -288,3 +288,21 @@ def test_audit_failed_part_is_read_again_or_reported(fake_server, tmp_path):
     assert not rep.coverage.complete and "INCOMPLETE" in rep.coverage.statement
     assert "parcelpost/net/client.py" in rep.files.failed_files
     assert rep.coverage.chunks_failed
+
+
+def test_a_model_that_picks_no_risk_cannot_suppress_code_flagged_risks(fake_server, tmp_path):
+    """Issue 13: a risk rule's hit is a code signal. A model answering "nothing here" (no picks)
+    to the risk lens leaves every hit a finding, in code's words, at its real line."""
+    root = tmp_path / "repo"
+    write_repo(root)
+    fake_server.on("ModuleResult", R.good_module)
+    fake_server.on("PickResult", R.good_pick)
+    fake_server.on("RiskPickResult", lambda req, text: {"picks": []})
+    rep = audit(str(root), _opts(fake_server))
+    _check_report(root, rep)
+    kept = [f for f in rep.findings if f.kind == "risk" and f.note and "kept by code" in f.note]
+    assert kept, "risk-rule hits the model did not pick must stay findings"
+    for f in kept:
+        assert f.verified and f.status != "rejected"
+        line = (root / f.source.path).read_text().splitlines()[f.source.line_start - 1]
+        assert line.strip() in f.evidence

@@ -147,6 +147,21 @@ class Findings:
                                    job.id, cand.severity, note))
 
 
+    def kept_by_code(self, job, kept: set[int], rnd: int, kind: str) -> None:
+        """Risk-rule hits the model did not pick (or picked with a claim its line does not carry)
+        stay findings in code's words: a model's answer never suppresses a code signal."""
+        for n, cand in job.mapping.items():
+            if n in kept:
+                continue
+            _, ev = check_pick(self.corpus, job.mapping, n)
+            if ev.ok:
+                claim, _ = phrase_or_code(cand, "", False)
+                self.add(self.make(ev, kind, job.module, claim, cand.text.strip(), rnd, job.lens,
+                                   job.id, cand.severity,
+                                   f"selected by code ({cand.why}); kept by code: the model did "
+                                   "not confirm it"))
+
+
 def phrase_or_code(cand: Candidate, claim: str, answered: bool) -> tuple[str, str]:
     """The model's claim when it is sane for the line, else code's wording (and say whose)."""
     if answered and sane_claim(claim, cand.text):

@@ -116,8 +116,9 @@ class PickJob(Job):
     def on_ok(self, st: AuditState, res, rnd: int) -> None:
         for c in self.cands:
             st.read.add(c.path, c.line, c.line)
-        for pk in res.picks:
-            st.findings.picked(self, pk, rnd, self.kind())
+        kept = {pk.n for pk in res.picks if st.findings.picked(self, pk, rnd, self.kind())}
+        if self.lens == "risks":  # a risk rule's hit is a code signal: no answer suppresses it
+            st.findings.kept_by_code(self, kept, rnd, self.kind())
 
 
 @dataclass
