@@ -51,7 +51,7 @@ async def check_endpoints(model, timeout: float = PROBE_TIMEOUT_S) -> None:
                 problems.append(f"cannot reach model server at {shown}: no answer in {timeout:g} s")
                 continue
             except httpx.HTTPError as e:
-                from rlm.models.openai_compat import _conn_cause
+                from rlm.models.http_errors import _conn_cause
 
                 problems.append(f"cannot reach model server at {shown}: {_conn_cause(e)}")
                 continue

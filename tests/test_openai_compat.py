@@ -20,7 +20,9 @@ import pytest
 from fake_server import FakeServer, Reply, minimal_instance
 from rlm.errors import ModelCallError, ModelUnreachable, UsageError
 from rlm.models.base import Limits, Model
-from rlm.models.openai_compat import OpenAICompatModel, _retry_after, parse_json_text, reset_mode_cache
+from rlm.models.http_errors import _retry_after
+from rlm.models.json_text import parse_json_text
+from rlm.models.openai_compat import OpenAICompatModel, reset_mode_cache
 from rlm.models.registry import describe, resolve_model
 
 SCHEMA = {

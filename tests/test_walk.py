@@ -9,11 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from rlm.corpus.modules import ROOT_MODULE, group_modules
 from rlm.corpus.walk import (
-    ROOT_MODULE,
     FileEntry,
     Skipped,
-    group_modules,
     is_binary,
     walk,
 )

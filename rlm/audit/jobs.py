@@ -21,13 +21,11 @@ from rlm.repo.candidates import Candidate, repetitive
 from rlm.repo.chunks import RepoChunk
 from rlm.run.ledger import failed_parts, ranges_of
 from rlm.run.outcomes import Status
+from rlm.run.window import PROMPT_OVERHEAD_TOKENS
 from rlm.schemas import FailedChunk
 
 if TYPE_CHECKING:
     from rlm.audit.state import AuditState
-
-PROMPT_OVERHEAD_TOKENS = 500
-
 
 @dataclass
 class Job:

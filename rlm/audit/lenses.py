@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
-from rlm.corpus.walk import Module
+from rlm.corpus.modules import Module
 from rlm.repo.candidates import Candidate
 from rlm.repo.corpus import RepoCorpus
 from rlm.repo.files import is_doc_file, is_test_file

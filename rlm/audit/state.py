@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from rlm.audit.findings import Findings
 from rlm.audit.jobs import FailedPart
 from rlm.audit.options import AuditOptions
-from rlm.corpus.walk import Module, group_modules
+from rlm.corpus.modules import Module, group_modules
 from rlm.repo.corpus import RepoCorpus
 from rlm.repo.ledger import ReadTracker
 from rlm.schemas import FailedChunk

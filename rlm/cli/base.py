@@ -113,9 +113,16 @@ def _emit(report, json_out: bool, out: Optional[Path], quiet: bool) -> None:
     from rlm.render import report_markdown
 
     md = report_markdown(report)
+    _deliver(report, json_out, out, md, md)
+
+
+def _deliver(report, json_out: bool, out: Optional[Path], file_md: Optional[str],
+             screen_md: Optional[str]) -> None:
+    """--out gets the Markdown, stdout the JSON report or the Markdown (rich on a terminal,
+    plain when piped); exit 0 complete, 3 incomplete (dry run: 0). Shared by every command."""
     if out:
         try:
-            out.write_text(md, encoding="utf-8")
+            out.write_text(file_md or "", encoding="utf-8")
         except OSError as e:
             _fail(f"cannot write {out}: {e.strerror}", EXIT_USAGE)
     if json_out:
@@ -124,7 +131,7 @@ def _emit(report, json_out: bool, out: Optional[Path], quiet: bool) -> None:
     else:
         from rlm.render.terminal import print_markdown
 
-        print_markdown(md)  # rich on a terminal, plain Markdown when piped
+        print_markdown(screen_md or "")
     raise typer.Exit(exit_code(report.coverage, report.dry_run))
 
 
@@ -138,20 +145,11 @@ def _argv(*must: str) -> list[str] | None:
 
 
 def _emit_repo(report, markdown_fn, repo: str, json_out: bool, out: Optional[Path]) -> None:
-    """Write/print an audit or mine report; exit 0 complete, 3 incomplete (dry run: 0)."""
+    """An audit or mine report: links in the --out file are relative to where it is written."""
+    file_md = None
     if out:
         import os.path
 
         base = os.path.relpath(os.path.abspath(repo), os.path.abspath(out.parent or Path(".")))
-        try:
-            out.write_text(markdown_fn(report, base), encoding="utf-8")
-        except OSError as e:
-            _fail(f"cannot write {out}: {e.strerror}", EXIT_USAGE)
-    if json_out:
-        sys.stdout.buffer.write(orjson.dumps(report.model_dump(mode="json"),
-                                             option=orjson.OPT_INDENT_2) + b"\n")
-    else:
-        from rlm.render.terminal import print_markdown
-
-        print_markdown(markdown_fn(report, repo))  # rich on a terminal, plain when piped
-    raise typer.Exit(exit_code(report.coverage, report.dry_run))
+        file_md = markdown_fn(report, base)
+    _deliver(report, json_out, out, file_md, None if json_out else markdown_fn(report, repo))

@@ -46,8 +46,8 @@ class Probe:
 
 
 def looks_binary(head: bytes) -> bool:
-    """One binary test for every command: the walker's (rlm.corpus.walk.is_binary)."""
-    from rlm.corpus.walk import is_binary
+    """One binary test for every command (rlm.corpus.binary)."""
+    from rlm.corpus.binary import is_binary
 
     return is_binary(head)
 

@@ -15,7 +15,7 @@
 - Symlinks are never followed (a symlink is reported as skipped, never read), so nothing
   outside the root is ever read. Order is deterministic (sorted posix paths).
 
-:func:`group_modules` then groups the kept files into modules by folder structure, not by size.
+:func:`rlm.corpus.modules.group_modules` then groups the kept files into modules by folder.
 """
 
 from __future__ import annotations
@@ -30,18 +30,16 @@ from typing import Iterable
 
 import pathspec
 
+from rlm.corpus.binary import SNIFF_BYTES, is_binary
+
 __all__ = [
     "FileEntry",
     "Skipped",
     "WalkResult",
-    "Module",
-    "ROOT_MODULE",
     "is_binary",
     "walk",
-    "group_modules",
 ]
 
-SNIFF_BYTES = 8192
 LARGE_FILE_BYTES = 20 * 1024 * 1024
 
 # Folders skipped wholesale (when not already ignored by .gitignore), with the reason reported.
@@ -74,7 +72,6 @@ GENERATED_GLOBS = (
 # "generated" together with "do not edit" (Go's "Code generated ... DO NOT EDIT.", protoc, ...).
 _HEADER_LINES = 5
 
-_WS_CONTROL_OK = frozenset(b"\t\n\r\f\b\x1b")
 
 
 # ------------------------------------------------------------------------------ data
@@ -135,61 +132,6 @@ class WalkResult:
             kind = s.reason.split(":", 1)[0]
             out[kind] = out.get(kind, 0) + s.files
         return dict(sorted(out.items()))
-
-
-ROOT_MODULE = "(root)"
-
-
-@dataclass
-class Module:
-    """A group of files by folder: ``name`` is the folder path ("(root)" for top-level files)."""
-
-    name: str
-    files: list[FileEntry] = field(default_factory=list)
-
-    @property
-    def size(self) -> int:
-        return sum(f.size for f in self.files)
-
-    @property
-    def lines(self) -> int:
-        return sum(f.lines for f in self.files)
-
-
-# ------------------------------------------------------------------------------ binary test
-
-
-def is_binary(path_or_bytes: bytes | bytearray | memoryview | str | os.PathLike) -> bool:
-    """True when the content looks binary: a NUL byte in the first 8 KiB, or a high share of
-    control characters (over 30% of the decoded text when it is valid UTF-8; over 10% of the
-    bytes when it is not, i.e. legacy 8-bit text is still text). Empty content is text.
-
-    Given a path, reads its first 8 KiB (OSError propagates)."""
-    if isinstance(path_or_bytes, (bytes, bytearray, memoryview)):
-        sample = bytes(path_or_bytes[:SNIFF_BYTES])
-    else:
-        with open(path_or_bytes, "rb") as fh:
-            sample = fh.read(SNIFF_BYTES)
-    if not sample:
-        return False
-    if b"\x00" in sample:
-        return True
-    text: str | None
-    try:
-        text = sample.decode("utf-8")
-    except UnicodeDecodeError as e:
-        # The 8 KiB cut may split a multi-byte character: that is not a decoding failure.
-        if e.reason == "unexpected end of data" and e.end == len(sample):
-            text = sample[: e.start].decode("utf-8", errors="replace")
-        else:
-            text = None
-    if text is not None:
-        if not text:
-            return False
-        ctrl = sum(1 for ch in text if (ord(ch) < 32 and ch not in "\t\n\r\f\b\x1b") or ch == "\x7f")
-        return ctrl / len(text) > 0.30
-    ctrl = sum(1 for b in sample if (b < 32 and b not in _WS_CONTROL_OK) or b == 0x7F)
-    return ctrl / len(sample) > 0.10
 
 
 # ------------------------------------------------------------------------------ listing
@@ -487,62 +429,3 @@ def walk(root: Path, *, use_git: bool | None = None,
     result.skipped.sort(key=lambda s: s.path)
     result.large.sort()
     return result
-
-
-# ------------------------------------------------------------------------------ modules
-
-# Container folders that are looked through: src/<pkg> is a module, not src.
-LOOK_THROUGH = frozenset({"src", "packages", "crates"})
-
-
-def _module_of(path: str) -> str:
-    parts = path.split("/")
-    if len(parts) == 1:
-        return ROOT_MODULE
-    if parts[0] in LOOK_THROUGH and len(parts) >= 3:
-        return f"{parts[0]}/{parts[1]}"
-    return parts[0]
-
-
-def _split(name: str, files: list[FileEntry], max_files: int | None) -> list[Module]:
-    """Split a folder module with more than max_files files per subfolder (recursively); files
-    directly in the folder stay in a module with the folder's name. A folder without
-    subfolders is not split (splitting by files is the chunker's job)."""
-    if max_files is None or len(files) <= max_files or name == ROOT_MODULE:
-        return [Module(name, files)]
-    depth = len(name.split("/"))
-    direct: list[FileEntry] = []
-    subs: dict[str, list[FileEntry]] = {}
-    for f in files:
-        parts = f.path.split("/")
-        if len(parts) == depth + 1:
-            direct.append(f)
-        else:
-            subs.setdefault(parts[depth], []).append(f)
-    if not subs:
-        return [Module(name, files)]
-    out: list[Module] = [Module(name, direct)] if direct else []
-    for sub in sorted(subs):
-        out.extend(_split(f"{name}/{sub}", subs[sub], max_files))
-    return out
-
-
-def group_modules(files: list[FileEntry], max_files: int | None = None) -> list[Module]:
-    """Group files into modules by folder structure (never by size):
-
-    - top-level files → module "(root)";
-    - each top-level folder → one module named after it (a Python package is one module);
-    - container folders ``src/``, ``packages/``, ``crates/`` are looked through: ``src/<pkg>``
-      is a module (files directly in ``src/`` form module "src");
-    - with ``max_files``, a folder module holding more files is split per subfolder,
-      recursively ("pkg" keeps its direct files; "pkg/sub" gets the rest).
-
-    Modules come "(root)" first, then sorted by name; files inside are sorted by path.
-    """
-    by_module: dict[str, list[FileEntry]] = {}
-    for f in sorted(files, key=lambda f: f.path):
-        by_module.setdefault(_module_of(f.path), []).append(f)
-    modules: list[Module] = []
-    for name in sorted(by_module, key=lambda n: (n != ROOT_MODULE, n)):
-        modules.extend(_split(name, by_module[name], max_files))
-    return modules

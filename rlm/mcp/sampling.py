@@ -99,7 +99,7 @@ class SamplingModel:
                 temperature=limits.temperature, related_request_id=self._ctx.request_id)
 
     def _completion(self, res: Any, system: str, convo: list) -> Completion:
-        from rlm.models.openai_compat import parse_json_text
+        from rlm.models.json_text import parse_json_text
 
         content = res.content
         text = getattr(content, "text", None)

@@ -22,13 +22,10 @@ call raises ``ModelUnreachable`` naming the URL.  The API key never appears in m
 from __future__ import annotations
 
 import asyncio
-import errno
 import math
 import random
 import re
-import socket
 from dataclasses import dataclass, field
-from email.utils import parsedate_to_datetime
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -38,9 +35,12 @@ from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt
 
 from rlm.errors import ContextTooLong, ModelCallError, ModelUnreachable
 from rlm.models.base import Completion, Limits, Usage, before_request
+from rlm.models.http_errors import (
+    _CONTEXT_ERROR, _conn_cause, _error_message, _retry_after, _short,
+)
+from rlm.models.json_text import parse_json_text
 
 MODES = ("json_schema", "json_object+schema", "json_object", "text")
-RETRY_AFTER_CAP = 10.0
 BACKOFF_CAP = 30.0
 
 
@@ -104,108 +104,7 @@ class _ModeRefused(Exception):
         self.explicit = explicit
 
 
-_CONTEXT_ERROR = re.compile(r"context.?(length|window|size)|maximum context|too many tokens|"
-                            r"prompt is too long|input is too long|exceeds? the available context|"
-                            r"reduce the length", re.I)
 _MODE_ERROR_WORDS = ("response_format", "json_schema", "json_object", "schema", "grammar", "response format")
-
-
-def _short(text: str, n: int = 160) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= n else text[: n - 1] + "…"
-
-
-def _error_message(resp: httpx.Response) -> str:
-    try:
-        data = orjson.loads(resp.content)
-    except orjson.JSONDecodeError:
-        return _short(resp.text or "")
-    if isinstance(data, dict):
-        err = data.get("error", data)
-        if isinstance(err, dict):
-            return _short(str(err.get("message") or err.get("detail") or err))
-        if isinstance(err, str):
-            return _short(err)
-        if "detail" in data:
-            return _short(str(data["detail"]))
-    return _short(str(data))
-
-
-def _retry_after(resp: httpx.Response) -> float | None:
-    v = resp.headers.get("retry-after")
-    if v is None:
-        return None
-    v = v.strip()
-    try:
-        secs = float(v)
-    except ValueError:
-        try:
-            import datetime as _dt
-
-            when = parsedate_to_datetime(v)
-            secs = (when - _dt.datetime.now(when.tzinfo)).total_seconds()
-        except (TypeError, ValueError):
-            return None
-    return max(0.0, min(secs, RETRY_AFTER_CAP))
-
-
-def _conn_cause(exc: BaseException) -> str:
-    """A short human cause for a failed connect, from the exception chain."""
-    chain: list[BaseException] = []
-    x: BaseException | None = exc
-    while x is not None and len(chain) < 10:
-        chain.append(x)
-        x = x.__cause__ or x.__context__
-    for x in chain:
-        if isinstance(x, ConnectionRefusedError) or getattr(x, "errno", None) == errno.ECONNREFUSED:
-            return "connection refused"
-        if isinstance(x, socket.gaierror):
-            return "host name not found"
-        if getattr(x, "errno", None) == errno.EHOSTUNREACH:
-            return "no route to host"
-        if getattr(x, "errno", None) == errno.ENETUNREACH:
-            return "network unreachable"
-    if isinstance(exc, httpx.ConnectTimeout):
-        return "connect timed out"
-    msg = str(chain[-1]) or str(exc) or type(exc).__name__
-    msg = re.sub(r"^\[Errno -?\d+\]\s*", "", msg)
-    low = msg.lower()
-    if "refused" in low:
-        return "connection refused"
-    if "name or service not known" in low or "nodename nor servname" in low or "name resolution" in low:
-        return "host name not found"
-    return _short(msg, 100)
-
-
-def strip_fences(text: str) -> str:
-    t = text.strip()
-    m = re.match(r"^```[a-zA-Z0-9_-]*\s*\n?(.*?)\n?```\s*$", t, re.S)
-    if m:
-        return m.group(1).strip()
-    m = re.search(r"```(?:json|JSON)?\s*\n(.*?)\n```", t, re.S)
-    if m:
-        return m.group(1).strip()
-    return t
-
-
-def parse_json_text(text: str) -> Any | None:
-    """Parse model output as JSON: strips ``` fences; as a last resort takes the outermost
-    {...} or [...] span. Returns None when it is not JSON."""
-    if not text:
-        return None
-    t = strip_fences(text)
-    try:
-        return orjson.loads(t)
-    except orjson.JSONDecodeError:
-        pass
-    for open_, close in (("{", "}"), ("[", "]")):
-        i, j = t.find(open_), t.rfind(close)
-        if 0 <= i < j:
-            try:
-                return orjson.loads(t[i : j + 1])
-            except orjson.JSONDecodeError:
-                continue
-    return None
 
 
 def _safe_schema_name(name: str) -> str:

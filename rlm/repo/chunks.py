@@ -1,5 +1,5 @@
 """Chunks of the repository recipes: a module (a folder, see
-:func:`rlm.corpus.walk.group_modules`) that fits one call is one chunk; a module too large is
+:func:`rlm.corpus.modules.group_modules`) that fits one call is one chunk; a module too large is
 split by files (whole files packed in order); a file too large is split by :mod:`rlm.repo.split`.
 
 Every chunk's text carries the file path and the original 1-based line numbers, so a model can
@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
-from rlm.corpus.walk import FileEntry, Module
+from rlm.corpus.modules import Module
+from rlm.corpus.walk import FileEntry
 from rlm.repo.files import file_lines, numbered
 from rlm.repo.files import numbered_cost as _cost
 from rlm.repo.split import split_file
