@@ -17,6 +17,7 @@ from __future__ import annotations
 from rlm.codeonly.rank import rank_passages
 from rlm.codeonly.timeline import grep_timeline
 from rlm.codeonly.wording import wording_failed_note
+from rlm.corpus.lines import number_lines
 from rlm.strategies.gate import Decision, is_open_question
 from rlm.schemas import Coverage, Estimate, Finding, Source
 
@@ -109,7 +110,8 @@ def passages_markdown(findings: list[Finding]) -> list[str]:
     out = [f"### Passages found by code, not read by a model ({len(findings)})"]
     for f in findings:
         s = f.source
-        body = "\n".join(f"    {s.line_start + i}| {t}" for i, t in enumerate(f.evidence.split("\n")))
+        numbered = number_lines(f.evidence.split("\n"), s.line_start, max_chars=None)[0]
+        body = "\n".join("    " + ln for ln in numbered.split("\n"))  # a Markdown code block
         out.append(f"**{f.id}** `{s.path}:{s.line_start}-{s.line_end}` — {f.claim}\n\n{body}")
     return out
 
