@@ -121,8 +121,8 @@ def finish_coverage(cov: Coverage, strategy: str, interrupted_by: str = "Ctrl-C"
     code; direct and fan-out needed reading, so they are not (a gap in the one ledger)."""
     from rlm.run import ledger
 
-    needs_reading = strategy in ("direct", "fanout")
-    verb = {"profile": "profiled", "grep": "searched"}.get(strategy, "ranked")
+    needs_reading = strategy in ("direct", "fanout", "aggregate")
+    verb = {"profile": "profiled", "grep": "searched", "count": "counted"}.get(strategy, "ranked")
     s = (f"Coverage: {cov.lines_scanned_by_code:,} lines ({ledger.mb(cov.bytes_scanned_by_code)}) "
          f"were {verb} by code; no model read any of the text (no model configured)")
     if needs_reading:
