@@ -115,3 +115,40 @@ def test_records_counting_reports_the_aggregate_strategy(tmp_path):
                for r in rep.gate.reasons), rep.gate.reasons
     row, gates, _ = recorded(rep.run_id)
     assert row["strategy"] == "aggregate" and gates == ["aggregate"]
+
+
+def test_a_direct_read_the_server_refuses_is_recorded_as_the_fanout_it_became(tmp_path,
+                                                                             fake_server):
+    """The gate picks a direct read (the model declares a big context); the server refuses the
+    whole file as too long (ContextTooLong, a typed outcome, not a reason string), so the file
+    is read as a fan-out: a second gate event, the report and the run record say fanout."""
+    import anyio
+
+    from fake_server import Reply, default_responder, prompt_text
+    from rlm.api import AskOptions, ask_async
+    from rlm.models.openai_compat import OpenAICompatModel, reset_mode_cache
+
+    p = tmp_path / "notes.txt"
+    p.write_text("".join(f"note {i}: the weather on the coast is fine today\n"
+                         for i in range(1, 300)))
+
+    def strict(req, text):
+        if len(prompt_text(req)) > 6000:  # the server's real context is small
+            return Reply(status=400, body={"error": {
+                "message": "This model's maximum context length is 2048 tokens.",
+                "type": "invalid_request_error", "code": "context_length_exceeded"}})
+        return default_responder(req, text)
+
+    fake_server.default = strict
+    reset_mode_cache()
+    model = OpenAICompatModel("big", fake_server.url, context_tokens=32768, timeout=5.0,
+                              max_attempts=2, backoff_base=0.01)
+    gates: list[str] = []
+    rep = anyio.run(lambda: ask_async(str(p), "what is said about the weather?", AskOptions(),
+                                      model=model, on_event=lambda kind, data: gates.append(
+                                          data["strategy"]) if kind == "gate" else None))
+    assert gates == ["direct", "fanout"] and rep.strategy == "fanout"
+    assert any("not one call after all" in r for r in rep.gate.reasons)
+    assert not rep.coverage.chunks_failed and rep.coverage.lines_read_by_model == 299
+    row, recorded_gates, _ = recorded(rep.run_id)
+    assert row["strategy"] == "fanout" and recorded_gates == ["direct", "fanout"]

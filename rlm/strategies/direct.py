@@ -8,6 +8,7 @@ from rlm.corpus.chunk import Chunk, Part, ShownLines
 from rlm.corpus.lines import MAX_LINE_CHARS
 from rlm.estimate import announce
 from rlm.run import fit
+from rlm.run.events import Gate
 from rlm.run.window import PROMPT_OVERHEAD_TOKENS
 from rlm.schemas import Estimate
 from rlm.support import supports
@@ -33,7 +34,7 @@ async def run(ctx: Context) -> Result:
         return res
     announce(ctx, res.estimate)  # measured-speed seconds; progress flags a 3x overrun
     o = await one_call(ctx, "direct", chunk, material=material)
-    if not o.ok and fit.TOO_LONG in (o.reason or "") and not ctx.decision.forced:
+    if o.too_long and not ctx.decision.forced:
         return await _to_fanout(ctx, "the server said it does not fit the model's context")
     if not o.ok:
         res.fail(unit_of(chunk), o)
@@ -62,4 +63,5 @@ async def _to_fanout(ctx: Context, why: str) -> Result:
     ctx.decision.strategy = "fanout"
     ctx.decision.reasons.append(f"not one call after all: {why}, over the usable window of "
                                 f"{ctx.window:,}: fan-out")
+    ctx.emit(Gate("fanout", list(ctx.decision.reasons)))  # what runs now, in the record too
     return await fanout.run(ctx)
