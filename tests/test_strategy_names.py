@@ -152,3 +152,30 @@ def test_a_direct_read_the_server_refuses_is_recorded_as_the_fanout_it_became(tm
     assert not rep.coverage.chunks_failed and rep.coverage.lines_read_by_model == 299
     row, recorded_gates, _ = recorded(rep.run_id)
     assert row["strategy"] == "fanout" and recorded_gates == ["direct", "fanout"]
+
+
+@pytest.mark.parametrize("command", ["audit", "mine"])
+def test_sub_model_and_redact_report_mean_the_same_on_audit_and_mine(tmp_path, fake_server,
+                                                                     command):
+    """--sub-model takes the sub-calls of audit and mine as it does ask's map calls, and
+    --redact-report masks their report like ask's."""
+    import repo_responders as R
+
+    root = tmp_path / "repo"
+    write_repo(root)
+    fake_server.on("ModuleResult", R.good_module)
+    fake_server.on("PickResult", R.keyword_pick if command == "mine" else R.good_pick)
+    fake_server.on("RiskPickResult", R.good_risk_pick)
+    args = ["What is the default timeout?"] if command == "mine" else ["--max-rounds", "2"]
+    r = rlm(command, str(root), *args, "--base-url", fake_server.url, "--model", "big-one",
+            "--sub-model", "small-one", "--redact-report", "--json")
+    assert r.returncode in (0, 3), r.stderr
+    rep = json.loads(r.stdout)
+    models = {q["body"]["model"] for q in fake_server.requests}
+    assert fake_server.requests and models == {"small-one"}, models
+    assert rep["redaction"]["report_masked"]
+    store = RunStore()
+    try:
+        assert store.get(rep["run_id"])["options"]["sub_model"] == "small-one"
+    finally:
+        store.close()
