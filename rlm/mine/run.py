@@ -42,11 +42,11 @@ from rlm.run.events import Plan, to_sink
 from rlm.run.ledger import failed_parts, ranges_of
 from rlm.run.outcomes import Status
 from rlm.run.session import Session
+from rlm.run.window import PROMPT_OVERHEAD_TOKENS
 from rlm.schemas import Estimate, FailedChunk
 from rlm.schemas_repo import Fact, MineReport, QuestionResult
 
 RECIPE = "requirements-mining"
-PROMPT_OVERHEAD_TOKENS = 450
 CANONICAL_SCOPE = ("answered by code: each test and the package functions it calls, the public "
                    "API and the commands the README documents")
 
