@@ -76,8 +76,9 @@ def test_code_only_audit_is_not_called_a_fanout(tmp_path):
     assert r.returncode == 0, r.stderr
     rep = json.loads(r.stdout)
     assert rep["usage"]["calls"] == 0 and rep["strategy"] == "code_only"
-    row, _, listed = recorded(rep["run_id"])
+    row, gates, listed = recorded(rep["run_id"])
     assert row["strategy"] == "code_only" and listed["strategy"] == "code_only"
+    assert gates == ["code_only"]
 
 
 def test_records_counting_reports_the_aggregate_strategy(tmp_path):
@@ -174,8 +175,7 @@ def test_sub_model_and_redact_report_mean_the_same_on_audit_and_mine(tmp_path, f
     models = {q["body"]["model"] for q in fake_server.requests}
     assert fake_server.requests and models == {"small-one"}, models
     assert rep["redaction"]["report_masked"]
-    store = RunStore()
-    try:
-        assert store.get(rep["run_id"])["options"]["sub_model"] == "small-one"
-    finally:
-        store.close()
+    row, gates, _ = recorded(rep["run_id"])
+    assert row["options"]["sub_model"] == "small-one"
+    want = "scoped" if command == "mine" else "fanout"
+    assert rep["strategy"] == row["strategy"] == want and gates == [want]
