@@ -85,6 +85,7 @@ class Result:
     groups: list[dict] = field(default_factory=list)
     answer_parts: list[str] = field(default_factory=list)
     model_answer: str | None = None
+    shown: str = ""  # the text a direct or grep answer was read from (rlm.answer_check)
     reduce: ReduceInfo | None = None
     synthesize: bool = False  # the findings still need a synthesis call
     evidence: evidence.EvidenceStats = field(default_factory=evidence.EvidenceStats)

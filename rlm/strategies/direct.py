@@ -40,6 +40,7 @@ async def run(ctx: Context) -> Result:
         return res
     res.read(chunk)
     res.model_answer = o.result.answer.strip()
+    res.shown = material
     shown = ShownLines(chunk)
     for ln in dict.fromkeys(o.result.cites):  # a cite without a quote: the line must exist
         ev = res.evidence.add(evidence.verify_lines(shown, src.display, ln, ln, None,

@@ -104,6 +104,7 @@ async def _one_call(ctx: Context, res: Result, hits, parts, material: str, why: 
     res.cov.lines_read_by_model = sum(b - a + 1 for _, a, b in parts)
     res.cov.bytes_read_by_model = len(material.encode())
     res.model_answer = o.result.answer.strip()
+    res.shown = material
     shown = {ln for _, a, b in parts for ln in range(a, b + 1)}
     bad = [c for c in o.result.cites if c not in shown]
     if bad:
