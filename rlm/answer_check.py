@@ -29,6 +29,8 @@ def _pattern(tok: str) -> re.Pattern:
     # letters may not either ("R-7" is not in "ERR-7")
     left = r"(?<!\d)" if tok[0].isdigit() else r"(?<![A-Za-z0-9])"
     right = r"(?!\d)" if tok[-1].isdigit() else r"(?![A-Za-z0-9])"
+    if tok.isdigit():  # "5 January" restates "2024-01-05"
+        return re.compile(left + "0*" + re.escape(tok.lstrip("0") or "0") + right)
     return re.compile(left + re.escape(tok) + right, re.I)
 
 
