@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from rlm import evidence, recipe
 from rlm import interrupt as scanctl
-from rlm.corpus.index import Chunk
+from rlm.corpus.chunk import Chunk
 from rlm.corpus.lines import MAX_LINE_CHARS
 from rlm.corpus.open import Corpus
 from rlm.corpus.source import TextSource
