@@ -14,10 +14,7 @@ from typing import Callable
 
 import anyio
 
-<<<<<<< HEAD
-from rlm import aggregate_map, answer_check
-=======
->>>>>>> main
+from rlm import answer_check
 from rlm import interrupt as scanctl
 from rlm import report as report_mod
 from rlm import strategies
