@@ -17,6 +17,7 @@ from __future__ import annotations
 from rlm.codeonly.rank import rank_passages
 from rlm.codeonly.timeline import grep_timeline
 from rlm.codeonly.wording import wording_failed_note
+from rlm.corpus.lines import number_lines
 from rlm.strategies.gate import Decision, is_open_question
 from rlm.schemas import Coverage, Estimate, Finding, Source
 
@@ -129,7 +130,8 @@ def passages_markdown(findings: list[Finding]) -> list[str]:
     out = [f"### Passages found by code, not read by a model ({len(findings)})"]
     for f in findings:
         s = f.source
-        body = "\n".join(f"    {s.line_start + i}| {t}" for i, t in enumerate(f.evidence.split("\n")))
+        numbered = number_lines(f.evidence.split("\n"), s.line_start, max_chars=None)[0]
+        body = "\n".join("    " + ln for ln in numbered.split("\n"))  # a Markdown code block
         out.append(f"**{f.id}** `{s.path}:{s.line_start}-{s.line_end}` — {f.claim}\n\n{body}")
     return out
 
@@ -139,8 +141,8 @@ def finish_coverage(cov: Coverage, strategy: str, interrupted_by: str = "Ctrl-C"
     code; direct and fan-out needed reading, so they are not (a gap in the one ledger)."""
     from rlm.run import ledger
 
-    needs_reading = strategy in ("direct", "fanout")
-    verb = {"profile": "profiled", "grep": "searched"}.get(strategy, "ranked")
+    needs_reading = strategy in ("direct", "fanout", "aggregate")
+    verb = {"profile": "profiled", "grep": "searched", "count": "counted"}.get(strategy, "ranked")
     s = (f"Coverage: {cov.lines_scanned_by_code:,} lines ({ledger.mb(cov.bytes_scanned_by_code)}) "
          f"were {verb} by code; no model read any of the text (no model configured)")
     if needs_reading:

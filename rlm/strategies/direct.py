@@ -4,7 +4,7 @@ after rlm.evidence checks that each cited line exists."""
 from __future__ import annotations
 
 from rlm import evidence
-from rlm.corpus.index import Chunk, ShownLines
+from rlm.corpus.chunk import Chunk, Part, ShownLines
 from rlm.corpus.lines import MAX_LINE_CHARS
 from rlm.estimate import announce
 from rlm.run import fit
@@ -21,7 +21,7 @@ async def run(ctx: Context) -> Result:
         return ranked_by_code(ctx)
     res = ctx.new_result()
     src = ctx.corpus.sources[0]
-    chunk = Chunk("c0001", src.display, 1, src.line_count, 0, src.size, "", src)
+    chunk = Chunk("c0001", (Part(src.display, 1, src.line_count),), src)
     material = chunk.numbered_text(MAX_LINE_CHARS)
     est = (fit.estimate(ctx.model, material) if src.size < EXACT_COUNT_MAX_BYTES
            else ctx.est_tokens(src.size))
@@ -40,6 +40,7 @@ async def run(ctx: Context) -> Result:
         return res
     res.read(chunk)
     res.model_answer = o.result.answer.strip()
+    res.shown = material
     shown = ShownLines(chunk)
     for ln in dict.fromkeys(o.result.cites):  # a cite without a quote: the line must exist
         ev = res.evidence.add(evidence.verify_lines(shown, src.display, ln, ln, None,

@@ -20,7 +20,9 @@ from rlm.words import n_
 
 DIRECT_MAX_BYTES = 256 * 1024
 DIRECT_MAX_LINES = 5000
-STRATEGIES = ("direct", "grep", "profile", "fanout")
+STRATEGIES = ("direct", "grep", "profile", "fanout")  # what the gate picks (and --strategy)
+# and what runs in their place for a counting question (rlm.strategies.route)
+ALL_STRATEGIES = STRATEGIES + ("count", "aggregate")
 
 _OPEN = re.compile(
     r"\b(anomal\w*|unusual|odd|strange|weird|suspicious|wrong|problems?|issues?|errors?|"
@@ -36,6 +38,7 @@ class Decision:
     anchors: list[str] = field(default_factory=list)
     forced: bool = False
     counted: bool = False  # the question's weak candidates were counted in the corpus
+    replaced: str | None = None  # the size strategy a counting strategy took the place of
 
 
 def is_open_question(question: str) -> bool:
