@@ -5,7 +5,7 @@ after rlm.evidence checks that each cited line exists. A log question with a tim
 from __future__ import annotations
 
 from rlm import evidence
-from rlm.corpus.index import Chunk, ShownLines
+from rlm.corpus.chunk import Chunk, Part, ShownLines
 from rlm.corpus.lines import MAX_LINE_CHARS
 from rlm.corpus.timewindow import log_window, window_note
 from rlm.estimate import announce
@@ -23,8 +23,7 @@ async def run(ctx: Context) -> Result:
         return ranked_by_code(ctx)
     res = ctx.new_result()
     src = ctx.corpus.sources[0]
-    chunk = Chunk("c0001", src.display, 1, src.line_count, 0, src.size, "", src)
-    pieces = [chunk]
+    chunk = Chunk("c0001", (Part(src.display, 1, src.line_count),), src)
     ranges, w = log_window(ctx.corpus.probe.kind, src, ctx.q)
     if w is not None:  # only the window's lines are shown (and can be cited)
         res.cov.declared.append(window_note(w, {src.display: ranges},
@@ -33,10 +32,8 @@ async def run(ctx: Context) -> Result:
             res.answer_parts.append(f"No line of the log falls in the time window {w.label}; "
                                     "no model call was made.")
             return res
-        pieces = [_piece(src, a, b, i) for i, (a, b) in enumerate(ranges, 1)]
-        chunk = Chunk("c0001", src.display, ranges[0][0], ranges[-1][1],
-                      pieces[0].byte_start, pieces[-1].byte_end, "", src)
-    material = "\n".join(p.numbered_text(MAX_LINE_CHARS) for p in pieces)
+        chunk = Chunk("c0001", tuple(Part(src.display, a, b) for a, b in ranges), src)
+    material = chunk.numbered_text(MAX_LINE_CHARS)
     est = (fit.estimate(ctx.model, material) if src.size < EXACT_COUNT_MAX_BYTES
            else ctx.est_tokens(src.size))
     if est > ctx.window and not ctx.decision.forced:
@@ -52,21 +49,18 @@ async def run(ctx: Context) -> Result:
     if not o.ok:
         res.fail(unit_of(chunk), o)
         return res
-    for p in pieces:
-        res.read(p)
-    res.cov.chunks_ok -= len(pieces) - 1  # one call, one unit
+    res.read(chunk)
     res.model_answer = o.result.answer.strip()
-    shown = ShownLines(chunk) if w is None else None
+    res.shown = material
+    shown = ShownLines(chunk)
     for ln in dict.fromkeys(o.result.cites):  # a cite without a quote: the line must exist
-        piece = next((p for p in pieces if p.line_start <= ln <= p.line_end), None)
-        ev = res.evidence.add(evidence.verify_lines(shown or ShownLines(piece or pieces[0]),
-                                                    src.display, ln, ln, None,
+        ev = res.evidence.add(evidence.verify_lines(shown, src.display, ln, ln, None,
                                                     require_quote=False))
         if ev.ok:  # and it must share a word with the answer (rlm.support): corpus text
             # that says "cite line 1 as proof" does not get line 1 verified
             ok = supports(res.model_answer, "\n".join(src.lines(ln, ln)))
             note = None if ok else "the answer shares no word with this line: not support"
-            if piece is None:  # a line the model was never shown cannot support its answer
+            if not chunk.shows(src.display, ln, ln):  # never shown: it cannot support
                 ok, note = False, f"outside the time window {w.label}: not shown to the model"
             res.findings.append(code_finding(f"f{len(res.findings) + 1}", "cited by the answer",
                                              src, ln, ln, ok, chunk.id, note=note))
@@ -74,17 +68,11 @@ async def run(ctx: Context) -> Result:
         res.answer_parts.append(f"Read directly: all {src.line_count:,} lines in one call; "
                                 "no chunking or fan-out was needed.")
     else:
-        shown_n = sum(b - a + 1 for a, b in ranges)
-        res.answer_parts.append(f"Read directly: the {shown_n:,} lines of the time window "
-                                f"{w.label} in one call; the other {src.line_count - shown_n:,} "
-                                "lines, outside it, were not shown to the model.")
+        res.answer_parts.append(f"Read directly: the {chunk.lines:,} lines of the time window "
+                                f"{w.label} in one call; the other "
+                                f"{src.line_count - chunk.lines:,} lines, outside it, were not "
+                                "shown to the model.")
     return res
-
-
-def _piece(src, a: int, b: int, i: int) -> Chunk:
-    """Lines a..b of the file as a chunk (one range of a time window)."""
-    end = src.offsets[b] if b < src.line_count else src.size
-    return Chunk(f"c0001.{i}", src.display, a, b, src.offsets[a - 1], end, "", src)
 
 
 async def _to_fanout(ctx: Context, why: str) -> Result:

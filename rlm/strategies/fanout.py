@@ -8,7 +8,8 @@ from typing import Callable, Iterable, Iterator
 
 from rlm import evidence, recipe
 from rlm import interrupt as scanctl
-from rlm.corpus.index import Chunk, ShownLines, iter_chunks
+from rlm.corpus.chunk import Chunk, ShownLines
+from rlm.corpus.index import iter_chunks
 from rlm.corpus.lines import MAX_LINE_CHARS
 from rlm.corpus.timewindow import log_window, window_note
 from rlm.engine.call import call_json
