@@ -52,8 +52,8 @@ def headline(rep: Report, parts: list[str]) -> str | None:
     strategy's own note then leads, e.g. "No line matches …")."""
     if rep.coverage.interrupted and not rep.findings:
         return None
-    if getattr(rep, "aggregate", None):  # an exact count by code already leads the answer
-        return None
+    if getattr(rep, "aggregate", None) or rep.strategy == "count":
+        return None  # an exact count by code already leads the answer
     verified = [f for f in rep.findings if f.verified]
     if rep.groups:
         by: dict[str, list[Finding]] = {}
