@@ -17,11 +17,7 @@
 from __future__ import annotations
 
 import argparse
-import json
-import subprocess
 import sys
-import tempfile
-import time
 from pathlib import Path
 
 from rlm.corpus.probe import probe_source
@@ -43,20 +39,6 @@ def detect_family(family: str) -> tuple[str, bool, str]:
         pr = probe_source(src)
     why = "; ".join(pr.log_format.reasons) if pr.log_format else ""
     return pr.kind, pr.kind == "log", why
-
-
-def strip_labels(src: Path, dst: Path) -> dict[int, str]:
-    """Write the log without its first token; return {line number: alert category} for the
-    lines whose label is not `-`."""
-    alerts: dict[int, str] = {}
-    out = []
-    for i, line in enumerate(src.read_text(encoding="utf-8").splitlines(), 1):
-        label, _, rest = line.partition(" ")
-        if label != "-":
-            alerts[i] = label
-        out.append(rest)
-    dst.write_text("\n".join(out) + "\n", encoding="utf-8")
-    return alerts
 
 
 def print_detection() -> int:

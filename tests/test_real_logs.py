@@ -29,3 +29,44 @@ def test_a_head_cut_to_prose_is_not_a_log(tmp_path):
                  "Nobody could say why the job scheduler had stopped accepting new work.\n" * 20)
     with TextSource(p) as src:
         assert probe_source(src).kind != "log"
+
+
+BGL = head_path("BGL").with_name("BGL_2k.log")
+
+
+def test_bgl_2k_is_the_whole_labelled_file():
+    """The copy is whole: 2,000 lines, the LogHub label counts, every line self-consistent
+    (the epoch field and the local timestamp agree; both location fields agree)."""
+    import datetime
+    import re
+
+    lines = BGL.read_text(encoding="utf-8").split("\n")
+    assert len(lines) == 2000
+    labels = [s.split(" ", 1)[0] for s in lines]
+    assert labels.count("-") == 1857 and len(set(labels) - {"-"}) == 12
+    rx = re.compile(r"^\S+ (\d{10}) (\S+) (\S+) (\d{4})-(\d\d)-(\d\d)-(\d\d)\.(\d\d)\.(\d\d)\.\d{6} (\S+) ")
+    for s in lines:
+        m = rx.match(s)
+        assert m and m.group(3) == m.group(10), s
+        y, mo, d, h, mi, sec = (int(g) for g in m.group(4, 5, 6, 7, 8, 9))
+        local = datetime.datetime(y, mo, d, h, mi, sec, tzinfo=datetime.timezone.utc).timestamp()
+        assert int(m.group(1)) - local in (7 * 3600, 8 * 3600), s  # PDT / PST
+        assert m.group(2) == f"{y:04d}.{mo:02d}.{d:02d}", s
+
+
+def test_candidates_reach_every_bgl_alert_category(tmp_path):
+    """On the real BGL_2k with its labels stripped, the lines rlm's profile hands on reach
+    all 12 alert categories (the labels stay with the test, not in the log)."""
+    from evals.real_candidates import strip_labels
+    from rlm.corpus.profile import profile_log
+    from rlm.corpus.source import TextSource
+
+    stripped = tmp_path / "bgl.log"
+    alerts = strip_labels(BGL, stripped)
+    assert len(alerts) == 143
+    assert not any(s.split(" ", 1)[0] in set(alerts.values())
+                   for s in stripped.read_text().splitlines())
+    with TextSource(stripped) as src:
+        prof = profile_log(src)
+    reached = {alerts[ln] for ln in prof.candidates if ln in alerts}
+    assert reached == set(alerts.values())
