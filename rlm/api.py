@@ -14,6 +14,7 @@ from typing import Callable
 
 import anyio
 
+from rlm import answer_check
 from rlm import interrupt as scanctl
 from rlm import report as report_mod
 from rlm import strategies
@@ -97,6 +98,7 @@ async def answer(s: Session, corpus: Corpus, question: str) -> Report:
         return report_mod.build(ctx, scan_interrupted(ctx, ctx.result or ctx.new_result()))
     if res.synthesize and not s.opts.dry_run:
         await synthesis.finish(ctx, res)
+    answer_check.guard(res)  # the model's numbers and ids must be in what code verified
     return report_mod.build(ctx, res)
 
 

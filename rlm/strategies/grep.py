@@ -44,7 +44,8 @@ async def run(ctx: Context) -> Result:
         if found:
             hits.append((src, found))
     if windows:
-        res.cov.declared.append(window_note(w, windows) + ": hits outside it are left out")
+        totals = {s.display: s.line_count for s in ctx.corpus.sources if s.display in windows}
+        res.cov.declared.append(window_note(w, windows, totals) + "; hits outside it are left out")
     scanned = res.cov.lines_scanned_by_code
     if truncated:
         res.cov.declared.append(f"grep stopped collecting after {MAX_HITS_PER_FILE:,} matching "
@@ -102,6 +103,7 @@ async def _one_call(ctx: Context, res: Result, hits, unit: Chunk, material: str,
     res.cov.lines_read_by_model = unit.lines
     res.cov.bytes_read_by_model = len(material.encode())
     res.model_answer = o.result.answer.strip()
+    res.shown = material
     shown = {ln for p in unit.parts for ln in range(p.start, p.end + 1)}
     bad = [c for c in o.result.cites if c not in shown]
     if bad:
