@@ -10,6 +10,10 @@ cannot hide), peak RSS (the largest of the process and its workers), and whether
 
     python evals/bench_profile.py [--lines 5900000] [--dir /tmp/x] [--keep] [--ask]
 
+--baseline DIR also profiles with the rlm package found in DIR (e.g. `git archive main rlm |
+tar -x -C DIR`), alternating with this checkout --reps times, and prints the ratio of MB per
+CPU-second (after / before): a before/after comparison in the same run, under the same load.
+
 --ask also times `rlm ask LOG "anomalies?" --model none --json` end to end (the issue's target
 on a 1 GB log: under 15 s; use --lines 11800000 for ~1 GB), with the needles it cites.
 """
@@ -61,8 +65,10 @@ print(json.dumps({"wall": wall, "rss_mb": me.ru_maxrss / 1024, "cpu": me.ru_utim
 }
 
 
-def run_child(name: str, path: Path) -> dict:
-    r = subprocess.run([sys.executable, "-c", CHILD[name], str(path)], capture_output=True, text=True)
+def run_child(name: str, path: Path, pythonpath: str | None = None) -> dict:
+    env = dict(os.environ, PYTHONPATH=pythonpath) if pythonpath else None
+    r = subprocess.run([sys.executable, "-c", CHILD[name], str(path)], capture_output=True,
+                       text=True, env=env, cwd=pythonpath)
     if r.returncode != 0:
         return {"error": (r.stderr.strip().splitlines() or ["failed"])[-1]}
     return json.loads(r.stdout)
@@ -100,6 +106,8 @@ def main() -> None:
     ap.add_argument("--keep", action="store_true", help="keep the fixture")
     ap.add_argument("--skip-polars", action="store_true")
     ap.add_argument("--ask", action="store_true", help="also time rlm ask, code only")
+    ap.add_argument("--baseline", default=None, help="a folder holding the rlm package to compare")
+    ap.add_argument("--reps", type=int, default=1, help="with --baseline: runs of each, alternating")
     a = ap.parse_args()
     d = Path(a.dir or tempfile.mkdtemp(prefix="rlm-bench-profile-"))
     log = d / "big.log"
@@ -127,14 +135,25 @@ def main() -> None:
         names += [] if a.skip_polars else ["polars"]
     except ImportError:
         print("polars not installed: its row is skipped")
-    for name in names:
-        r = run_child(name, log)
+    runs = [(n, n, None) for n in names]
+    if a.baseline:  # before/after, alternating so that load changes hit both alike
+        runs = [x for _ in range(a.reps) for x in (("rlm@base", "rlm", a.baseline),
+                                                    ("rlm", "rlm", None))]
+        runs += [(n, n, None) for n in names if n != "rlm"]
+    per_cpu: dict[str, list[float]] = {}
+    for label, name, pythonpath in runs:
+        r = run_child(name, log, pythonpath)
         if "error" in r:
-            print(f"{name:<10} failed: {r['error']}")
+            print(f"{label:<10} failed: {r['error']}")
             continue
         ok = r["candidates"] == needles
-        print(f"{name:<10} {r['wall']:>8.2f} {mb / r['wall']:>9.1f} {grep_s / r['wall']:>10.3f} "
+        per_cpu.setdefault(label, []).append(mb / r["cpu"])
+        print(f"{label:<10} {r['wall']:>8.2f} {mb / r['wall']:>9.1f} {grep_s / r['wall']:>10.3f} "
               f"{r['cpu']:>7.1f} {mb / r['cpu']:>9.1f} {r['rss_mb']:>12.0f} {r['templates']:>10}  {ok}")
+    if a.baseline and per_cpu.get("rlm") and per_cpu.get("rlm@base"):
+        after, before = max(per_cpu["rlm"]), max(per_cpu["rlm@base"])
+        print(f"MB per CPU-second, best of {a.reps}: after {after:.1f}, before {before:.1f}, "
+              f"ratio {after / before:.3f}")
     print(f"load average after: {os.getloadavg()[0]:.1f}")
     if not a.keep and not a.dir:
         shutil.rmtree(d, ignore_errors=True)

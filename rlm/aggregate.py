@@ -17,7 +17,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 _ITEMS = (r"(?:records?|items?|entries|entry|lines?|rows?|tickets?|questions?|messages?|"
           r"requests?|events?|instances?|data points?|cases?|reports?|orders?|reviews?|"
-          r"comments?|posts?|complaints?)\b")
+          r"comments?|posts?|complaints?|refunds?|payments?|transactions?|invoices?|sales|calls?|"
+          r"sessions?|jobs?|runs?|visits?)\b")
 # a count, share or ranking *of the corpus' items* ("how many tickets ...", "most common label"),
 # not a question about one stated number ("how many staff may we hire?")
 _WANTS = re.compile("|".join((
@@ -28,7 +29,12 @@ _WANTS = re.compile("|".join((
     r"\bwhat (?:fraction|share|percentage|proportion)\b.*\b(?:are|were|have|has)\b",
     r"\b(?:fraction|share|percentage|proportion|number|count) of (?:the |all )?(?:[\w'-]+ ){0,2}"
     + _ITEMS,
-    r"\bper (?:label|category|type|class|user|day)\b",
+    r"\b(?:per|for each) (?:label|category|type|class|group|kind|user|day|region|customer)\b",
+    r"\btop[- ](?:\d+|two|three|four|five|ten) (?:labels|categories|types|classes|groups)\b",
+    # a sum, average or extreme *over the items* ("average duration of the calls")
+    r"\b(?:total|sum|average|mean|highest|lowest|maximum|minimum|largest|smallest|longest|"
+    r"shortest)\b[\w' ,-]{0,40}?\b(?:of|over|across|among|for) (?:the |all |these )?"
+    r"(?:[\w'-]+ ){0,2}" + _ITEMS,
     r"\bdistribution of\b",
     r"\brank(?:ing)? (?:of )?(?:the )?(?:labels|categories|types)\b")), re.I)
 _QUOTED = re.compile(r"['\"`]([^'\"`]{1,60})['\"`]")
@@ -128,60 +134,8 @@ def mentioned_labels(question: str, known: list[str]) -> list[str]:
     return words if len(words) <= 2 else []
 
 
-def _rng(lo: int, hi: int) -> str:
-    return f"{lo:,}" if lo == hi else f"between {lo:,} and {hi:,}"
-
-
-def _refs(tally: Tally, label: str, k: int = 6) -> str:
-    its = tally.items(label)
-    shown = ", ".join(f"{r.item} (line {r.line})" for r in its[:k])
-    more = f", and {len(its) - k:,} more in the JSON report" if len(its) > k else ""
-    return f"{shown}{more}" if its else "no item"
-
-
 def answer(question: str, tally: Tally) -> tuple[str, dict]:
-    """The answer, composed by code from the tally, and the aggregate for the JSON report."""
-    c = tally.counts()
-    total, u = sum(c.values()), tally.unknown
-    ranked = sorted(c, key=lambda lab: (-c[lab], lab))
-    labs = mentioned_labels(question, ranked)
-    q = question.lower()
-    why = f" ({'; '.join(tally.unknown_where[:5])})" if u else ""
-    lines: list[str] = []
-    if ("more" in q or "fewer" in q) and len(labs) >= 2:
-        a, b = labs[0], labs[1]
-        d = c[a] - c[b]
-        lines.append(f"{_rng(d - u, d + u) if u else f'{d:,}'} more records have the label "
-                     f"'{a}' ({c[a]:,}) than '{b}' ({c[b]:,}){why}.")
-    elif any(w in q for w in ("fraction", "share", "percentage", "proportion")) and labs:
-        a = labs[0]
-        lo, hi = c[a] / (total + u) if total + u else 0, (c[a] + u) / (total + u) if total + u else 0
-        val = f"{lo:.4f}" if not u else f"between {lo:.4f} and {hi:.4f}"
-        lines.append(f"The share of records with the label '{a}' is {val} ({c[a]:,} of "
-                     f"{total + u:,}){why}.")
-    elif any(w in q for w in ("most common", "most frequent", "least common", "least frequent")):
-        least = "least" in q
-        top = ranked[-1] if least else ranked[0]
-        lines.append(f"The {'least' if least else 'most'} common label is '{top}' ({c[top]:,} "
-                     f"of {total:,} records).")
-        if u:
-            other = ranked[-2] if least else ranked[1] if len(ranked) > 1 else top
-            gap = abs(c[top] - c[other])
-            lines.append(f"{u:,} records are unknown{why}: "
-                         + ("they cannot change the order." if gap > u else
-                            f"they could change the order (the gap to '{other}' is {gap:,})."))
-    elif labs:
-        for a in labs:
-            lines.append(f"{_rng(c[a], c[a] + u)} records have the label '{a}'{why}.")
-    else:
-        lines.append(f"{_rng(total, total + u)} records were counted{why}.")
-    lines.append("Counts by code over the records the model extracted and code checked: "
-                 + ", ".join(f"{lab} {c[lab]:,}" for lab in ranked)
-                 + (f"; unknown {u:,}" if u else "") + ".")
-    for lab in (labs or ranked[:1]):
-        if lab in c:
-            lines.append(f"'{lab}' counts: {_refs(tally, lab)}.")
-    agg = {"counts": dict(c), "total": total, "unknown": u, "unknown_where": tally.unknown_where,
-           "rejected": len(tally.rejected), "labels_asked": labs,
-           "items": {lab: [[r.item, r.path, r.line] for r in tally.items(lab)] for lab in ranked}}
-    return "\n\n".join(lines), agg
+    """Code's answer and the aggregate for the JSON report (rlm/aggregate_ops.py)."""
+    from rlm.aggregate_ops import answer as compose
+
+    return compose(question, tally)

@@ -49,8 +49,7 @@ def _chunks(ctx: Context, max_bytes: int) -> Iterator[Chunk]:
 
 
 async def run(ctx: Context) -> Result:
-    was = ctx.decision.strategy
-    ctx.decision.strategy = "fanout"
+    was = ctx.decision.replaced or ctx.decision.strategy  # the size strategy it replaced
     res = ctx.new_result()
     max_bytes = max(256, int(ctx.window * ctx.cpt))
     total = sum(1 for _ in _chunks(ctx, max_bytes))

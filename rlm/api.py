@@ -14,7 +14,7 @@ from typing import Callable
 
 import anyio
 
-from rlm import aggregate_map
+from rlm import answer_check
 from rlm import interrupt as scanctl
 from rlm import report as report_mod
 from rlm import strategies
@@ -27,7 +27,7 @@ from rlm.run.options import RunOptions
 from rlm.run.session import Session
 from rlm.run.window import chars_per_token, size_window
 from rlm.schemas import Report
-from rlm.strategies import counting, gate, synthesis
+from rlm.strategies import gate, synthesis
 from rlm.strategies.base import Context, scan_interrupted
 
 
@@ -84,20 +84,21 @@ async def answer(s: Session, corpus: Corpus, question: str) -> Report:
                                      "candidate anchors, before the gate decided"])
         ctx = Context(s, corpus, question, dec, win.tokens, cpt)
         return report_mod.build(ctx, scan_interrupted(ctx, ctx.new_result()))
-    s.emit(Gate(dec.strategy, list(dec.reasons)))
     ctx = Context(s, corpus, question, dec, win.tokens, cpt)
+    told = False
     try:
         with scanctl.scanning(f"{dec.strategy} scan", pr.bytes):
-            if counting.applies(ctx):  # counting lines of a log: code alone, exact numbers
-                res = await counting.run(ctx)
-            elif aggregate_map.applies(ctx):  # counting: records by the model, numbers by code
-                res = await aggregate_map.run(ctx)
-            else:
-                res = await strategies.run(dec.strategy, ctx)
+            strategies.route(ctx)  # a counting question: count (code) or aggregate (records)
+            s.emit(Gate(dec.strategy, list(dec.reasons)))  # the name that runs, once
+            told = True
+            res = await strategies.run(dec.strategy, ctx)
     except scanctl.ScanInterrupted:
+        if not told:
+            s.emit(Gate(dec.strategy, list(dec.reasons)))
         return report_mod.build(ctx, scan_interrupted(ctx, ctx.result or ctx.new_result()))
     if res.synthesize and not s.opts.dry_run:
         await synthesis.finish(ctx, res)
+    answer_check.guard(res)  # the model's numbers and ids must be in what code verified
     return report_mod.build(ctx, res)
 
 

@@ -208,7 +208,8 @@ class Report(BaseModel):
     command: str
     question: str
     corpus: CorpusInfo
-    strategy: Literal["direct", "grep", "profile", "fanout", "none"]  # none: stopped before the gate
+    # count / aggregate: a counting question (rlm.strategies.route); none: stopped before the gate
+    strategy: Literal["direct", "grep", "profile", "fanout", "count", "aggregate", "none"]
     gate: GateInfo
     answer: str = ""
     findings: list[Finding] = Field(default_factory=list)

@@ -153,6 +153,8 @@ class AuditInfo(BaseModel):
 
 
 class AuditReport(Report):
+    # fanout: module calls over chunks (and digging rounds); code_only: no model, code's facts
+    strategy: Literal["fanout", "code_only"] = "fanout"  # type: ignore[assignment]
     findings: list[AuditFinding] = Field(default_factory=list)  # type: ignore[assignment]
     reduce: ReduceInfo | None = None  # type: ignore[assignment]  # no reduce: rounds are in audit
     audit: AuditInfo

@@ -16,7 +16,7 @@ if ROOT not in sys.path:
 
 from evals.sim.key import SimKey  # noqa: E402
 from evals.sim.server import start_sim  # noqa: E402
-from fixtures.oolong import write_oolong  # noqa: E402
+from fixtures.oolong import answer_matches, write_oolong  # noqa: E402
 from rlm.aggregate import Record, check, item_shape, wants  # noqa: E402
 from rlm.api import AskOptions, ask_async  # noqa: E402
 from rlm.models.openai_compat import OpenAICompatModel, reset_mode_cache  # noqa: E402
@@ -46,23 +46,30 @@ def ask_sim(path, question, truth, kind="oracle", faults=(), rates=None):
 
 def test_oracle_gets_every_aggregation_question_exactly(oolong):
     path, truth = oolong
+    kinds = set()
     for q, key in truth["questions"].items():
         rep = ask_sim(path, q, truth)
         assert rep.aggregate["counts"] == {k: v for k, v in truth["counts"].items() if v}
         assert rep.aggregate["unknown"] == 0 and rep.coverage.complete
         first = rep.answer.split("\n\n")[0]
-        want = key["answer"]
-        if key["kind"] == "share":
-            assert f"{want:.4f}" in first, first
-        elif key["kind"] == "most_common":
-            assert f"'{want}'" in first, first
-        else:
-            assert re.search(rf"(?<![\d,]){want:,}(?![\d,])", first), first
+        assert answer_matches(key, first), (key["kind"], key["answer"], first)
+        kinds.add(key["kind"])
         # each number links to the items counted: every item of the asked label, with its line
         for lab in rep.aggregate["labels_asked"]:
             items = rep.aggregate["items"][lab]
             assert len(items) == truth["counts"][lab]
             assert all(truth["sim_key"]["records"][i]["label"] == lab for i, _p, _l in items)
+        vals = rep.aggregate["value_items"]  # sums and averages: the very records added up
+        if key["kind"] in ("sum", "mean"):
+            want_ids = {r for r, v in truth["sim_key"]["records"].items()
+                        if not key.get("label") or v["label"] == key["label"]}
+            assert {i for i, _p, _l, _v in vals} == want_ids
+            assert all(truth["sim_key"]["records"][i]["value"] == v for i, _p, _l, v in vals)
+            assert f"{vals[0][0]} (line {vals[0][2]})" in rep.answer
+        if key["kind"] == "max":
+            assert rep.aggregate["result"] == key["answer"]
+    assert kinds == {"count", "most_common", "more", "share", "percentage", "sum", "mean", "max",
+                     "min", "top", "per_label", "mean_per_label"}
 
 
 def test_failed_chunk_gives_a_range_that_holds_the_truth(oolong):
@@ -77,6 +84,40 @@ def test_failed_chunk_gives_a_range_that_holds_the_truth(oolong):
     assert m, rep.answer[:300]
     lo, hi = (int(x.replace(",", "")) for x in m.groups()[:2])
     assert lo <= key["answer"] <= hi and hi - lo == 50
+
+
+def _nums(text):
+    return [float(x.replace(",", "")) for x in re.findall(r"-?\d[\d,]*(?:\.\d+)?", text)]
+
+
+@pytest.mark.parametrize("kind", ["sum", "mean", "percentage", "per_label", "top"])
+def test_failed_chunk_gives_the_honest_bound_for_each_aggregate(oolong, kind):
+    path, truth = oolong
+    q, key = next((q, k) for q, k in truth["questions"].items()
+                  if k["kind"] == kind and (kind != "sum" or k.get("label")))
+    rep = ask_sim(path, q, truth, faults=[("R-00060 ", "500")])  # chunk c0002: lines 51-100
+    first, why = rep.answer.split("\n\n")[:2]
+    assert rep.aggregate["unknown"] == 50 and not rep.coverage.complete
+    assert not answer_matches(key, first)  # never stated as if exact
+    recs = truth["sim_key"]["records"]
+    known = {r: v for r, v in recs.items() if not 51 <= int(r[2:]) <= 100}
+    if kind == "sum":  # non-negative values: a lower bound, no upper bound
+        lo = sum(v["value"] for v in known.values() if v["label"] == key["label"])
+        assert first.startswith(f"Sum: at least {lo:,} ") and lo <= key["answer"]
+        assert "c0002 failed" in why and "no upper bound is known" in why
+    elif kind == "mean":  # the known records' average, said to be only theirs
+        vals = [v["value"] for v in known.values() if v["label"] == key["label"]]
+        assert f"of the known records: {sum(vals) / len(vals):.2f} (over {len(vals)} " in first
+        assert "the average covers the known records only" in why
+    elif kind == "percentage":
+        lo, hi = _nums(first.split("between")[1])[:2]
+        assert lo <= key["answer"] <= hi and abs((hi - lo) - 100 * 50 / 400) < 0.01
+    elif kind == "per_label":
+        for lab, n in key["answer"].items():
+            m = re.search(rf"'{lab}' between (\d+) and (\d+)", first)
+            assert m and int(m.group(1)) <= n <= int(m.group(2)) == int(m.group(1)) + 50
+    else:  # top 3: the order is stated with what could change it
+        assert "could change this order" in why or "cannot change this order" in why
 
 
 def test_noisy_reader_skipping_records_widens_the_range(oolong):

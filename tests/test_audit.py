@@ -17,7 +17,6 @@ from rlm.corpus.walk import walk
 from rlm.errors import UsageError
 from rlm.fixtures.repo import write_repo
 from rlm.repo.chunks import chunk_files
-from rlm.repo.files import numbered
 from rlm.repo.split import split_file
 
 
@@ -258,12 +257,17 @@ def test_chunk_text_carries_line_numbers(tmp_path):
     (tmp_path / "b.py").write_text("Y = 2\n")
     [ch] = chunk_files(tmp_path, "(root)", ["a.py", "b.py"], 5000)
     assert ch.paths == ["a.py", "b.py"]
-    assert "### a.py (lines 1-4 of 4)" in ch.text and "  4|     return X" in ch.text
-    assert "### b.py (lines 1-1 of 1)\n  1| Y = 2" in ch.text
+    text = ch.numbered_text()
+    assert "### a.py (lines 1-4 of 4)" in text and "  4|     return X" in text
+    assert "### b.py (lines 1-1 of 1)\n  1| Y = 2" in text
+    assert ch.nbytes == len("X = 1\n\ndef f():\n    return X\nY = 2\n")
+    assert ch.shows("a.py", 4, 4) and not ch.shows("b.py", 2, 3) and ch.shows("b.py", 2, 3, 1)
     from rlm.corpus.lines import MAX_LINE_CHARS
 
-    text, cuts = numbered("c.py", ["x" * (MAX_LINE_CHARS + 100)], 1, 1)
-    assert cuts == 1 and text.endswith(" […]")
+    (tmp_path / "c.py").write_text("x" * (MAX_LINE_CHARS + 100) + "\n")
+    [cut] = chunk_files(tmp_path, "(root)", ["c.py"], 5000)
+    assert cut.cut_lines() == 1 and cut.numbered_text().endswith(" […]")
+    assert cut.cut_lines(MAX_LINE_CHARS + 100) == 0  # shown whole when the cap allows it
 
 
 def test_audit_failed_part_is_read_again_or_reported(fake_server, tmp_path):

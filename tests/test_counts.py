@@ -66,7 +66,7 @@ def test_count_question_end_to_end_cites_lines_and_states_the_number(log):
     p, key = log
     panics = [n for n in key["needles"] if n["kind"] == "panic"]
     rep = ask(p, "how many panics per component?")
-    assert rep["strategy"] == "grep" and rep["usage"]["calls"] == 0
+    assert rep["strategy"] == "count" and rep["usage"]["calls"] == 0
     assert f"**{len(panics)}**" in rep["answer"]
     assert [f["source"]["line_start"] for f in rep["findings"]] == [panics[0]["line"]]
     assert all(f["rules"] == ["count"] and f["verified"] for f in rep["findings"])

@@ -30,6 +30,9 @@ def answer_from(key: SimKey, qk: QuestionKey, text: str) -> dict:
     c = Counter(key.records[i]["label"] for i in ids if i in key.records)
     total = sum(c.values())
     kind, labs = qk.agg["kind"], qk.agg.get("labels") or []
+    if kind not in ("count", "most_common", "more", "share"):  # sums, averages, top k, per label
+        return {"answer": _by_code_arithmetic(key, ids, text) + f" (counted over the {total} "
+                "records shown)", "cites": []}
     if kind == "most_common":
         ans = (f"The most common label is '{c.most_common(1)[0][0]}'." if c else
                "No record was shown.")
@@ -40,3 +43,16 @@ def answer_from(key: SimKey, qk: QuestionKey, text: str) -> dict:
     else:
         ans = f"{c[labs[0]]} records have the label '{labs[0]}'."
     return {"answer": ans + f" (counted over the {total} records shown)", "cites": []}
+
+
+def _by_code_arithmetic(key: SimKey, ids: set[str], text: str) -> str:
+    """A perfect reader's arithmetic over the records it was shown (rlm's own aggregate code)."""
+    from rlm.aggregate import Counted, Tally
+    from rlm.aggregate_ops import answer
+
+    m = re.search(r"^Question: (.*)$", text, re.M)
+    recs = [Counted(i, 0, key.records[i]["label"], key.records[i].get("value"), "")
+            for i in sorted(ids) if i in key.records]
+    if not recs:
+        return "No record was shown."
+    return answer(m.group(1) if m else "", Tally(records=recs))[0].split("\n\n")[0]

@@ -4,8 +4,9 @@ the real HTTP client, retries, schema validation and evidence checks.
 
 - ``oracle``: finds the key's items by their text in the numbered lines of each prompt and
   answers every sub-call perfectly (map, judge, merge, direct/grep/synthesis, records).
-- ``noisy``: the oracle's answers, damaged at seeded rates (see ``NOISY_RATES``). Every damage is
-  logged in ``reader.log`` so scoring can tell a fabricated finding from a real one.
+- ``noisy``: the oracle's answers, damaged at seeded rates (see ``NOISY_RATES``): map calls here,
+  merges and answers in evals/sim/damage.py. Every damage is logged in ``reader.log`` so scoring
+  can tell a fabricated finding from a real one.
 - ``adversarial``: the oracle, except where a chunk holds a planted instruction: then it obeys it.
 """
 
@@ -17,14 +18,16 @@ import re
 import threading
 from typing import Any
 
-from evals.sim import audit_reader, counting, obey
+from evals.sim import audit_reader, counting, damage, obey
 from evals.sim.key import Item, QuestionKey, SimKey
 
 NUMBERED = re.compile(r"^(\d+)\| ?(.*)$", re.M)
 CANDIDATE = re.compile(r"^\[(\d+)\] ?(.*)$", re.M)
 FINDING = re.compile(r"^\[(\d+)\] (.*) \(([^()]*):(\d+)-(\d+)\)$", re.M)
 NOISY_RATES = {"offby": 0.15, "badquote": 0.08, "fabricate": 0.1, "drop": 0.08, "dup": 0.08,
-               "schema": 0.04, "refuse": 0.04, "slow": 0.04, "429": 0.05}
+               "schema": 0.04, "refuse": 0.04, "slow": 0.04, "429": 0.05,
+               "merge": 0.3,  # a merged claim drops, alters or adds a number or identifier
+               "answer": 0.3}  # an answer's number is altered, or an identifier is invented
 _NO_DIRS = re.compile(r"(?:/[^\s/:()]+)+/")  # directories in prompts differ between machines
 TAG_FAB = "unsupported-by-text"  # marks claims whose quote the noisy reader invented
 TAG_OBEY = "as-instructed"  # marks findings the adversarial reader made because the text said so
@@ -159,9 +162,15 @@ class Reader:
         if name == "GroupJudgement":
             return self._judge(text, qk)
         if name == "MergeResult":
-            return {"groups": self._merge(text)}
+            groups = self._merge(text)
+            if self.kind == "noisy":
+                groups = [damage.merge(g, rng, self.rates["merge"], self._note) for g in groups]
+            return {"groups": groups}
         if name == "AnswerResult":
-            return self._answer_text(text, qk)
+            out = self._answer_text(text, qk)
+            if self.kind == "noisy" and not (qk is not None and qk.agg):
+                out = damage.answer(out, rng, self.rates["answer"], self._note)
+            return out
         if name == "ModuleResult":
             out = audit_reader.module_result(text, qk)
             if self.kind == "adversarial":
@@ -353,3 +362,4 @@ class Reader:
                 ans = "Found: " + ", ".join(str(it.value or it.claim[:40]) for it in items)
             cites = [n for n, _ in present]
         return {"answer": ans[:800], "cites": list(dict.fromkeys(cites))[:12]}
+

@@ -9,6 +9,11 @@
 - offby: injected off-by-k citations, how many came back as verified findings at the true line
   (expected when |k| <= the correction window) and how many were accepted at a wrong line.
 - failures_named: every failed chunk is in coverage.chunks_failed and named in the statement.
+- damaged_merges_accepted: merged claims the noisy reader damaged (a number or id dropped,
+  altered or added) that became findings; the target is 0 (rlm/engine/reducer.py refuses them).
+- answer_damage_unflagged: numbers and ids the noisy reader altered or invented in an answer that
+  reach the user unmarked (rlm/answer_check.py); a changed number that happens to be on another
+  line of the corpus cannot be told apart by text and is not counted; the target is 0.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from pathlib import Path
 
 from evals.sim.key import QuestionKey
 from evals.sim.readers import TAG_FAB, TAG_OBEY
+from rlm.answer_check import FLAG, unsupported
 from rlm.engine.reducer import numbers_and_ids
 
 WINDOW = 2  # rlm's correction window: a quote is looked for within +-2 lines of the cited line
@@ -83,7 +89,27 @@ def score(r, path: str | Path, qk: QuestionKey, log: list[dict] | None = None) -
             "offby_near": len(near), "offby_near_recovered": len(near_ok),
             "offby_far": len(offby) - len(near),
             "failed_chunks": failed_ids, "failures_named": named,
+            "damaged_merges_accepted": damaged_merges_accepted(r.findings, log),
+            "answer_damage_unflagged": len(answer_damage_unflagged(r.answer, path, log)),
             "damage": _counts(log)}
+
+
+def damaged_merges_accepted(findings: list[dict], log: list[dict]) -> int:
+    claims = {f["claim"].strip() for f in findings}
+    return sum(1 for e in log if e["kind"] == "merge_damage" and e["claim"].strip() in claims)
+
+
+def answer_damage_unflagged(answer: str, path: str | Path, log: list[dict]) -> list[str]:
+    """Tokens the reader put into answers that the user reads unmarked (and that no line of the
+    corpus holds: those are inventions by text, whatever line they came from)."""
+    toks = {e["token"] for e in log if e["kind"] == "answer_damage" and e["token"]}
+    if not toks:
+        return []
+    p = Path(path)
+    corpus = "\n".join(f.read_text("utf-8", "replace") for f in
+                       ([p] if p.is_file() else sorted(x for x in p.rglob("*") if x.is_file())))
+    shown = [t for t in toks if not unsupported(t, answer or "")]  # in the answer
+    return [t for t in shown if unsupported(t, corpus) and f"{t} {FLAG}" not in answer]
 
 
 def _counts(log: list[dict]) -> dict[str, int]:

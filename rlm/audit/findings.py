@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass, field
 
 from rlm import evidence
+from rlm.corpus.chunk import Chunk
 from rlm.evidence import (
     EvidenceCheck,
     EvidenceStats,
@@ -15,7 +16,6 @@ from rlm.evidence import (
     parse_evidence_path,
 )
 from rlm.repo.candidates import Candidate, check_pick, sane_claim
-from rlm.repo.chunks import RepoChunk
 from rlm.repo.claim_support import support
 from rlm.repo.corpus import RepoCorpus
 from rlm.repo.files import is_doc_file
@@ -81,7 +81,7 @@ class Findings:
             round=rnd, evidence_path=ev.evidence_path, quote=quote[:200], status=ev.status)
 
     # -- a module call's citations ---------------------------------------------------------
-    def cited(self, chunk: RepoChunk, job_id: str, module: str, lens: str, item, kind: str,
+    def cited(self, chunk: Chunk, job_id: str, module: str, lens: str, item, kind: str,
               rnd: int) -> bool:
         """A fact or risk a module call cited as ``path:start-end`` with a quote."""
         ep = resolve_cited(chunk, item.evidence_path)
@@ -171,7 +171,7 @@ def phrase_or_code(cand: Candidate, claim: str, answered: bool) -> tuple[str, st
             + ("" if answered else " (the model call failed)"))
 
 
-def resolve_cited(ch: RepoChunk, ep: str) -> str:
+def resolve_cited(ch: Chunk, ep: str) -> str:
     """Lenient reading of what a model wrote, never of what the file says: a bare line range in
     a one-file chunk, or a path written without its folders that names exactly one file of the
     chunk, is completed to that file's path."""

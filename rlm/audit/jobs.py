@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING
 
 from rlm.audit.findings import Rejected
 from rlm.audit.lenses import lenses
+from rlm.corpus.chunk import Chunk
 from rlm.repo.calls import est_tokens
 from rlm.repo.candidates import Candidate, repetitive
-from rlm.repo.chunks import RepoChunk
 from rlm.run.ledger import failed_parts, ranges_of
 from rlm.run.outcomes import Status
 from rlm.run.window import PROMPT_OVERHEAD_TOKENS
@@ -60,7 +60,7 @@ class Job:
 
 @dataclass
 class ModuleJob(Job):
-    chunk: RepoChunk | None = None
+    chunk: Chunk | None = None
     map_part: bool = True  # a part of round 1's module map (else a one-file dig)
     retry_of: str | None = None  # the failed map part this job reads again
 

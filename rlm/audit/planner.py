@@ -10,22 +10,23 @@ from rlm.audit.findings import Rejected
 from rlm.audit.jobs import Job, ModuleJob, PhraseJob, PickJob, RecheckJob
 from rlm.audit.lenses import lens_candidates, lenses
 from rlm.audit.state import AuditState
+from rlm.corpus.chunk import Chunk
 from rlm.corpus.lines import MAX_LINE_CHARS
 from rlm.evidence import parse_evidence_path
 from rlm.repo.candidates import Candidate, pack_candidates, render_candidates, words
-from rlm.repo.chunks import RepoChunk, chunk_files, chunk_modules
+from rlm.repo.chunks import chunk_files, chunk_modules
 
 MAX_CANDIDATES_PER_CALL = 40
 MAX_RECHECKS_PER_ROUND = 12  # (at least one per module)
 PHRASE_LINES_PER_CALL = 6
 
 
-def module_job(st: AuditState, ch: RepoChunk, where: str | None = None, map_part: bool = True,
+def module_job(st: AuditState, ch: Chunk, where: str | None = None, map_part: bool = True,
                retry_of: str | None = None) -> ModuleJob:
     task = "module_brief" if st.brief else "module"
     return ModuleJob(ch.id, ch.module, task, {"module": ch.module, "where": where or ch.describe(),
                                               "lenses": ", ".join(st.opts.lenses),
-                                              "material": ch.text},
+                                              "material": ch.numbered_text()},
                      chunk=ch, map_part=map_part, retry_of=retry_of)
 
 
@@ -37,7 +38,7 @@ def round1(st: AuditState) -> list[ModuleJob]:
         st.map_paths.update(p.path for p in ch.parts)
         st.chunks_of[ch.module] = st.chunks_of.get(ch.module, 0) + 1
         jobs.append(module_job(st, ch))
-    cut = sum(ch.cut_lines for ch in chunks)
+    cut = sum(ch.cut_lines() for ch in chunks)
     if cut:
         st.declared.append(f"{cut} over-long lines were shown cut at {MAX_LINE_CHARS} characters")
     return jobs

@@ -145,7 +145,8 @@ def build_report(run: _Audit, rounds: Rounds, run_id: str, question: str) -> Aud
     by_code = sum(f.chunk == "code" for f in fs.items)
     u = run.budget.usage
     return AuditReport(
-        command="audit", question=question, corpus=st.corpus.corpus_info(), strategy="fanout",
+        command="audit", question=question, corpus=st.corpus.corpus_info(),
+        strategy="code_only" if run.code_only else "fanout",
         gate=GateInfo(reasons=gate_reasons(run, fcov), estimate=run.estimate),
         answer=((f"{NO_MODEL_NOTICE}. " if rounds.stopped is StopReason.NO_MODEL else "")
                 + f"{n['fact']} verified fact(s), {n['risk']} verified risk(s) and {n['doc']} "

@@ -17,6 +17,7 @@ from __future__ import annotations
 from rlm.codeonly.rank import rank_passages
 from rlm.codeonly.timeline import grep_timeline
 from rlm.codeonly.wording import wording_failed_note
+from rlm.corpus.lines import number_lines
 from rlm.strategies.gate import Decision, is_open_question
 from rlm.schemas import Coverage, Estimate, Finding, Source
 
@@ -24,16 +25,36 @@ TOP_PASSAGES = 5
 PASSAGE_CHARS = 240
 
 
-def adjust_decision(dec: Decision, probe, question: str, n_sources: int) -> Decision:
-    if dec.forced or dec.strategy != "direct":
+def adjust_decision(dec: Decision, probe, question: str, n_sources: int,
+                    sources=None) -> Decision:
+    if dec.forced or dec.strategy not in ("direct", "fanout"):
         return dec
+    instead = "instead of a direct read" if dec.strategy == "direct" else "instead of ranking"
     if dec.anchors:
         return Decision("grep", dec.reasons + ["no model: code searches for the anchors "
-                                               "instead of a direct read"], dec.anchors)
-    if probe.kind == "log" and n_sources == 1 and is_open_question(question):
+                                               f"{instead}"], dec.anchors, counted=dec.counted)
+    if dec.strategy == "direct" and probe.kind == "log" and n_sources == 1 and \
+            is_open_question(question):
         return Decision("profile", dec.reasons + ["no model: code profiles the log instead "
                                                   "of a direct read"], dec.anchors)
-    return dec
+    return rare_words_decision(dec, probe, question, sources, instead)
+
+
+def rare_words_decision(dec: Decision, probe, question: str, sources, instead: str) -> Decision:
+    """No anchors: the weak candidates (when the gate did not count them, on a small corpus),
+    then the plain content words, each counted by code; the rare ones are searched for."""
+    from rlm.codeonly.word_anchors import rare_words
+    from rlm.strategies.gate import rare_anchors
+
+    counted = [] if dec.counted else rare_anchors(question, sources, probe)
+    counted += rare_words(question, sources, probe.lines)
+    anchors = [r.candidate for r in counted if r.rare]
+    reasons = dec.reasons + [r.reason() for r in counted]
+    if not anchors:
+        return Decision(dec.strategy, reasons, [], counted=True)
+    return Decision("grep", reasons + [
+        "no model: code searches for the question's rare words "
+        f"({', '.join(repr(a) for a in anchors)}) {instead}"], anchors, counted=True)
 
 
 def grep_items(hits) -> list[tuple[str, int, str]]:
@@ -109,7 +130,8 @@ def passages_markdown(findings: list[Finding]) -> list[str]:
     out = [f"### Passages found by code, not read by a model ({len(findings)})"]
     for f in findings:
         s = f.source
-        body = "\n".join(f"    {s.line_start + i}| {t}" for i, t in enumerate(f.evidence.split("\n")))
+        numbered = number_lines(f.evidence.split("\n"), s.line_start, max_chars=None)[0]
+        body = "\n".join("    " + ln for ln in numbered.split("\n"))  # a Markdown code block
         out.append(f"**{f.id}** `{s.path}:{s.line_start}-{s.line_end}` — {f.claim}\n\n{body}")
     return out
 
@@ -119,8 +141,8 @@ def finish_coverage(cov: Coverage, strategy: str, interrupted_by: str = "Ctrl-C"
     code; direct and fan-out needed reading, so they are not (a gap in the one ledger)."""
     from rlm.run import ledger
 
-    needs_reading = strategy in ("direct", "fanout")
-    verb = {"profile": "profiled", "grep": "searched"}.get(strategy, "ranked")
+    needs_reading = strategy in ("direct", "fanout", "aggregate")
+    verb = {"profile": "profiled", "grep": "searched", "count": "counted"}.get(strategy, "ranked")
     s = (f"Coverage: {cov.lines_scanned_by_code:,} lines ({ledger.mb(cov.bytes_scanned_by_code)}) "
          f"were {verb} by code; no model read any of the text (no model configured)")
     if needs_reading:

@@ -1,8 +1,8 @@
 """Code's own wording of what it found: when, where (component), how often, and why picked.
 
 Used for profile groups and grep hits. Everything here comes from the lines themselves; nothing
-is inferred. Timestamps are parsed from the start of a line (ISO 8601, syslog, Apache/CLF);
-lines without one are placed by line number only.
+is inferred. Timestamps are read by the one table of formats (rlm/corpus/timeparse.py); lines
+without one are placed by line number only.
 """
 
 from __future__ import annotations
@@ -11,43 +11,24 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
+from rlm.corpus.timeparse import as_datetime, has_year, line_time
 from rlm.engine.candidates import message_of, template_of
 
-_ISO = re.compile(r"^\[?(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2}))?")
-_SYSLOG = re.compile(r"^([A-Z][a-z]{2}) +(\d{1,2}) (\d{2}):(\d{2}):(\d{2})")
-_CLF = re.compile(r"\[(\d{2})/([A-Z][a-z]{2})/(\d{4}):(\d{2}):(\d{2}):(\d{2})")
-_MONTHS = {m: i for i, m in enumerate(
-    "Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split(), 1)}
 _COMPONENT = re.compile(r"^\S+\s+(?:[A-Z]+\s+)?\[([\w.:/-]{1,40})\]|"
                         r"\b(?:component|service|svc|logger|module)=([\w.:/-]{1,40})")
 _SYSLOG_PROC = re.compile(r"^[A-Z][a-z]{2} +\d{1,2} [\d:]{8} \S+ ([\w./-]{1,40})(?:\[\d+\])?:")
 
 
 def timestamp(line: str) -> datetime | None:
-    """The time at the start of a log line, when there is one we can read exactly."""
-    try:
-        m = _ISO.match(line)
-        if m:
-            y, mo, d, h, mi, s = (int(x) if x else 0 for x in m.groups())
-            return datetime(y, mo, d, h, mi, s)
-        m = _SYSLOG.match(line)
-        if m and m.group(1) in _MONTHS:
-            return datetime(1900, _MONTHS[m.group(1)], int(m.group(2)), int(m.group(3)),
-                            int(m.group(4)), int(m.group(5)))
-        m = _CLF.search(line[:80])
-        if m and m.group(2) in _MONTHS:
-            return datetime(int(m.group(3)), _MONTHS[m.group(2)], int(m.group(1)),
-                            int(m.group(4)), int(m.group(5)), int(m.group(6)))
-    except ValueError:  # 2026-13-45: not a time
-        return None
-    return None
+    """The time of a log line on the log's own clock, when there is one we can read exactly."""
+    return as_datetime(line_time(line))
 
 
 def when(t: datetime | None) -> str:
     if t is None:
         return "?"
     s = t.strftime("%H:%M:%S on %b %d")
-    return s if t.year == 1900 else s + f" {t.year}"
+    return s + f" {t.year}" if has_year(t) else s
 
 
 def span(a: datetime | None, b: datetime | None) -> str:

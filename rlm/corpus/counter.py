@@ -4,11 +4,14 @@ The file is read in blocks cut at newlines (plain reads, not mmap, so resident m
 flat however big the file; ~256 blocks a file, 64 KB to 1 MB each); each block is masked by
 `mask_block` (numpy) and its lines are counted with a C-level Counter. Files from 48 MB are
 split into one stretch per core, counted in worker processes and merged in file order. The
-blocks double as the windows of the rate rules (rlm/corpus/signals.py).
+blocks double as the windows of the rate rules (rlm/corpus/signals.py); the time of each
+block's first and last line (rlm/corpus/clock.py: a few lines a block, not every line) puts
+them on the log's clock.
 """
 
 from __future__ import annotations
 
+import math
 import multiprocessing
 import os
 import resource
@@ -17,7 +20,9 @@ from collections import Counter
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor, wait
 from typing import Iterable, Iterator
 
+from rlm.corpus.clock import timed_blocks
 from rlm.corpus.mask import mask_block
+from rlm.corpus.timeparse import line_time
 from rlm.interrupt import ScanInterrupted, checkpoint
 
 BLOCK_MIN, BLOCK_MAX = 1 << 16, 1 << 20
@@ -90,13 +95,17 @@ class TemplateCounter:
         self.block_line = array("q")  # first line (0-based) of each block
         self.block_offset = array("q")  # byte offset of each block
         self.block_file = array("I")  # which file of a folder each block is in
+        self.block_t0 = array("d")  # time of each block's first timed line (nan: none read)
+        self.block_t1 = array("d")  # time of its last timed line
         self.series: dict[bytes, tuple[array, array]] = {}  # template -> (block ids, counts)
         self.series_entries = 0
         self.series_overflow = False
         self.workers: list[dict] = []  # per worker process: cpu_s, rss_mb
 
-    def feed(self, masked: bytes, offset: int = 0) -> None:
-        """Count one block of masked lines (ending at a newline, except maybe the last)."""
+    def feed(self, masked: bytes, offset: int = 0,
+             times: tuple[float, float] = (math.nan, math.nan)) -> None:
+        """Count one block of masked lines (ending at a newline, except maybe the last);
+        `times`: its first and last line's time, when read (rlm.corpus.clock.block_times)."""
         if masked.endswith(b"\n"):
             masked = masked[:-1]
         rows = masked.split(b"\n")
@@ -105,6 +114,8 @@ class TemplateCounter:
         self.block_line.append(base)
         self.block_offset.append(offset)
         self.block_file.append(0)
+        self.block_t0.append(times[0])
+        self.block_t1.append(times[1])
         self.lines += len(rows)
         counts, keep, series = self.counts, self.keep, self.series
         track = self.series_entries < SERIES_CAP
@@ -173,6 +184,8 @@ class TemplateCounter:
         self.overflow |= other.overflow
         self.block_line.extend(b + dl for b in other.block_line)
         self.block_offset.extend(other.block_offset)
+        self.block_t0.extend(other.block_t0)
+        self.block_t1.extend(other.block_t1)
         if file is None:
             self.block_file.extend(other.block_file)
         else:
@@ -183,9 +196,11 @@ class TemplateCounter:
 def _count_range(path, start: int, end: int | None, keep: int, max_templates: int,
                  threads: int, block: int, worker: bool = False) -> TemplateCounter:
     tc = TemplateCounter(keep, max_templates)
-    for at, m in masked_blocks(read_blocks(path, start, end, block), threads):
+    times: dict[int, tuple[float, float]] = {}
+    blocks = timed_blocks(read_blocks(path, start, end, block), times)
+    for at, m in masked_blocks(blocks, threads):
         checkpoint(at)  # Ctrl-C stops the scan here (a no-op in worker processes)
-        tc.feed(m, at)
+        tc.feed(m, at, times.pop(at))
     if worker:  # a worker's own use, for the benchmark (not visible to the parent's rusage)
         ru = resource.getrusage(resource.RUSAGE_SELF)
         tc.workers.append({"cpu_s": ru.ru_utime + ru.ru_stime, "rss_mb": ru.ru_maxrss / 1024})
@@ -249,33 +264,83 @@ def count_templates(path, keep: int = 20, max_templates: int = 200_000,
     return tc
 
 
+class BlockReader:
+    """A few blocks read and masked again, for the rate picks only: the line numbers of a
+    shape in a block, and the exact time of its first or last line there (the rules on the
+    clock see blocks; this turns "in the block 16:49-17:59" into "last seen at 17:00:00").
+    `paths`: the file, or the files of a folder in the order they were counted. At most
+    `max_blocks` blocks are read; past that, `time` answers None (the block's bounds stand)."""
+
+    def __init__(self, paths: list, tc: TemplateCounter, max_blocks: int = 32):
+        self.paths, self.tc, self.max_blocks = paths, tc, max_blocks
+        self._cache: dict[int, tuple[list[bytes], list[bytes]]] = {}
+
+    def _rows(self, bid: int, must: bool = False) -> tuple[list[bytes], list[bytes]] | None:
+        got = self._cache.get(bid)
+        if got is None:
+            room = len(self._cache) < self.max_blocks
+            if not room and not must:
+                return None
+            tc = self.tc
+            start = tc.block_offset[bid]
+            same_file = (bid + 1 < len(tc.block_offset)
+                         and tc.block_file[bid + 1] == tc.block_file[bid])
+            end = tc.block_offset[bid + 1] if same_file else None
+            with open(self.paths[tc.block_file[bid]], "rb") as fh:
+                fh.seek(start)
+                data = fh.read(end - start) if end is not None else fh.read()
+            got = (mask_block(data).split(b"\n"), data.split(b"\n"))
+            if room:
+                self._cache[bid] = got
+        return got
+
+    def lines(self, bid: int, template: bytes) -> list[int]:
+        rows, _ = self._rows(bid, must=True)
+        base = self.tc.block_line[bid]
+        return [base + i + 1 for i, r in enumerate(rows) if r == template]
+
+    def time(self, template: bytes, bid: int, last: bool) -> float | None:
+        got = self._rows(bid)
+        if got is None:
+            return None
+        rows, raw = got
+        order = range(len(rows) - 1, -1, -1) if last else range(len(rows))
+        i = next((i for i in order if rows[i] == template), None)
+        return None if i is None else line_time(raw[i][:400].decode("utf-8", "replace"))
+
+
 def lines_in_block(paths: list, tc: TemplateCounter, bid: int, template: bytes) -> list[int]:
-    """Line numbers of `template` in window `bid` (read again: only for the few rate picks).
-    `paths`: the file, or the files of a folder in the order they were counted."""
-    start = tc.block_offset[bid]
-    same_file = bid + 1 < len(tc.block_offset) and tc.block_file[bid + 1] == tc.block_file[bid]
-    end = tc.block_offset[bid + 1] if same_file else None
-    with open(paths[tc.block_file[bid]], "rb") as fh:
-        fh.seek(start)
-        data = fh.read(end - start) if end is not None else fh.read()
-    rows = mask_block(data).split(b"\n")
-    base = tc.block_line[bid]
-    return [base + i + 1 for i, r in enumerate(rows) if r == template]
+    """Line numbers of `template` in window `bid` (read again: only for the few rate picks)."""
+    return BlockReader(paths, tc).lines(bid, template)
 
 
 def count_line_ranges(src, ranges: list[tuple[int, int]], keep: int = 20,
                       max_templates: int = 200_000) -> TemplateCounter:
-    """Only lines first..last of each range (a time window); line numbers stay the file's.
+    """Only lines first..last of each range (a time window); line numbers stay the file's,
+    or a folder's global ones (`src` a LogSet: each range is cut at the files' bounds).
     The rate rules do not run on such a count (its windows are not evenly spaced)."""
     tc = TemplateCounter(keep, max_templates)
     tc.counted = 0
     block = block_size(sum(b - a + 1 for a, b in ranges) * 100)
-    for first, last in ranges:
-        a = src.offsets[first - 1]
-        b = src.offsets[last] if last < src.line_count else src.size
-        tc.lines = first - 1  # feed numbers the block's lines from here
-        for at, m in masked_blocks(read_blocks(src.path, a, b, block), 2):
+    for f, first, last, base in _file_pieces(src, ranges):
+        a = f.offsets[first - 1]
+        b = f.offsets[last] if last < f.line_count else f.size
+        tc.lines = base + first - 1  # feed numbers the block's lines from here
+        for at, m in masked_blocks(read_blocks(f.path, a, b, block), 2):
             checkpoint(at)
             tc.feed(m, at)
         tc.counted += last - first + 1
     return tc
+
+
+def _file_pieces(src, ranges: list[tuple[int, int]]):
+    """(file, first, last in that file, global line number of its line 0) per range piece."""
+    files = getattr(src, "sources", None)
+    if files is None:
+        yield from ((src, a, b, 0) for a, b in ranges)
+        return
+    for first, last in ranges:
+        for f, start in zip(files, src.starts):
+            a, b = max(first, start + 1), min(last, start + f.line_count)
+            if a <= b:
+                yield f, a - start, b - start, start

@@ -83,25 +83,41 @@ def clear_cache() -> None:
 # ------------------------------------------------------------------------------ rendering
 
 
-def show_line(line: str, max_chars: int = MAX_LINE_CHARS) -> tuple[str, bool]:
-    """A line as a prompt shows it: tabs as spaces, cut at max_chars (marked). (text, cut)"""
+def show_line(line: str, max_chars: int | None = MAX_LINE_CHARS) -> tuple[str, bool]:
+    """A line as a prompt shows it: tabs as spaces, cut at max_chars (marked; None: never).
+    Returns (text, cut)."""
     line = line.replace("\t", "    ")
-    if len(line) <= max_chars:
+    if max_chars is None or len(line) <= max_chars:
         return line, False
     return line[:max_chars] + CUT_MARK, True
 
 
 def number_lines(lines: Sequence[str], first: int, *, width: int = 0,
-                 max_chars: int = MAX_LINE_CHARS) -> tuple[str, int]:
+                 max_chars: int | None = MAX_LINE_CHARS) -> tuple[str, int]:
     """``N| text`` for each line, N its 1-based number in the file (the first is ``first``), so
     a model can cite it. Returns the text and how many lines were cut."""
+    return number_pairs(enumerate(lines, first), width=width, max_chars=max_chars)
+
+
+def number_pairs(pairs: Iterable[tuple[int, str]], *, width: int = 0,
+                 max_chars: int | None = MAX_LINE_CHARS) -> tuple[str, int]:
+    """The one numbered-line renderer: ``N| text`` for each (line number, text), numbers
+    right-aligned to ``width``, each line shaped by :func:`show_line`. (text, lines cut)"""
     out: list[str] = []
     cuts = 0
-    for i, line in enumerate(lines):
+    for n, line in pairs:
         s, cut = show_line(line, max_chars)
         cuts += cut
-        out.append(f"{first + i:>{width}}| {s}".rstrip())
+        out.append(f"{n:>{width}}| {s}".rstrip())
     return "\n".join(out), cuts
+
+
+def numbered_cost(lines: Sequence[str], a: int, b: int, width: int = 0,
+                  max_chars: int = MAX_LINE_CHARS) -> int:
+    """Characters lines a..b (1-based) take once rendered by :func:`number_pairs`, at most
+    (numbers up to ``width`` digits; tabs not counted): what they cost in a prompt."""
+    return sum(min(len(lines[i - 1]), max_chars + len(CUT_MARK)) + width + 3
+               for i in range(a, b + 1))
 
 
 # ------------------------------------------------------------------------------ ranges

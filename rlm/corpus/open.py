@@ -27,6 +27,21 @@ class Corpus:
         for s in self.sources:
             s.close()
 
+    # -- as the lines of a chunk over several of its files (rlm.corpus.chunk.Lines) ----------
+    headed = False
+
+    def source(self, path: str) -> TextSource:
+        return next(s for s in self.sources if s.display == path)
+
+    def part_lines(self, p) -> list[str]:
+        return self.source(p.path).part_lines(p)
+
+    def part_bytes(self, p) -> tuple[int, int]:
+        return self.source(p.path).part_bytes(p)
+
+    def total_lines(self, path: str) -> int:
+        return self.source(path).line_count
+
 
 def open_corpus(path_arg: str) -> Corpus:
     p = Path(path_arg)
@@ -52,8 +67,7 @@ def _open_folder(root: Path, display: str) -> Corpus:
     skipped: list[dict] = []
     kinds: set[str] = set()
     for s in res.skipped:
-        incomplete = s.reason.startswith("unreadable")
-        skipped.append({"path": s.path, "reason": s.reason, "incomplete": incomplete})
+        skipped.append({"path": s.path, "reason": s.reason, "incomplete": s.incomplete})
     total_b = total_l = 0
     samples: list[str] = []
     notes: list[str] = []

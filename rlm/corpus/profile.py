@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from rlm.corpus.counter import (TemplateCounter, count_line_ranges, count_templates,
-                                lines_in_block)
+from rlm.corpus.counter import (BlockReader, TemplateCounter, count_line_ranges,
+                                count_templates)
 from rlm.corpus.logset import LogSet
 from rlm.corpus.records import to_records
 from rlm.corpus.severity import ERROR_RANK, severity
@@ -99,7 +99,7 @@ def profile_log(src: TextSource | LogSet, rare_max: int | None = None, keep: int
     """One pass over the file (or each file of a folder, in time order), then the rules. A
     template is rare when seen at most `rare_max` times (default: 1 on small logs rising to 5
     at 100,000 lines, then 0.001%). Line numbers are global over a LogSet (see `locate`)."""
-    if line_ranges is not None and not isinstance(src, LogSet):  # a time window
+    if line_ranges is not None:  # a time window (a folder's: global line numbers)
         tc = count_line_ranges(src, line_ranges, keep, max_templates)
     else:
         tc = _count(src, keep, max_templates)
@@ -112,8 +112,9 @@ def profile_log(src: TextSource | LogSet, rare_max: int | None = None, keep: int
         return src.line(first_line, 400)
 
     picks = template_rules(tc, rare_max, example)
-    for p in rate_rules(tc):
-        got = lines_in_block(paths, tc, p.windows[0], p.template)
+    blocks = BlockReader(paths, tc)  # the few blocks the rate picks name, read again
+    for p in rate_rules(tc, seen=blocks.time):
+        got = blocks.lines(p.windows[0], p.template)
         if got:  # silence names the last sighting; burst and return the first
             p.lines = got[-1:] if p.rule == "silence" else got[:keep]
             picks.append(p)

@@ -5,12 +5,14 @@
   0.1% of the lines, or rare);
 - rare: a shape seen at most `rare_max` times;
 - rare-in-component: a shape rare within its component (<= 0.1% of a component's >= 1,000 lines);
-- burst: a shape whose share of the lines jumps >= 10x in a window (a ~1/256 stretch of the file);
-- silence: a shape present in nearly every window that stops for good;
-- after-quiet: a shape that returns after a quiet stretch much longer than its usual spacing.
+- burst: a shape whose rate jumps >= 10x its average in a time window;
+- silence: a shape seen steadily that stops for good;
+- after-quiet: a shape that returns after a quiet time much longer than its usual spacing.
 
-Windows are the blocks the counter read (about 256 per file, at least 64 KB): a rate per
-stretch of lines, which follows time when the log's overall rate is steady. The rate rules need
+Windows are the blocks the counter read (about 256 per file, at least 64 KB). When the lines
+carry timestamps, the time rules run on the log's clock (rlm/corpus/clockrules.py: lines per
+second, gaps in seconds, and the finding names the minutes); only a log without readable times
+falls back to rates per stretch of lines (below), and its findings say so. The rate rules need
 8 windows or more; on small logs only the template rules apply.
 """
 
@@ -20,6 +22,8 @@ import math
 import re
 from dataclasses import dataclass, field
 
+from rlm.corpus import clockrules
+from rlm.corpus.clock import clock_of
 from rlm.corpus.severity import ERROR_RANK, lexicon_words, severity, severity_name
 
 # in order of strength when two shapes compete for the candidate cap (measured precision on
@@ -85,20 +89,35 @@ def template_rules(tc, rare_max: int, example) -> list[Pick]:
     return picks
 
 
-def rate_rules(tc) -> list[Pick]:
-    """burst, silence, after-quiet, from each shape's counts per window."""
+def rate_rules(tc, use_clock: bool = True, seen=None) -> list[Pick]:
+    """burst, silence, after-quiet, from each shape's counts per window: on the log's clock
+    when its lines carry times, else per stretch of lines (said in each pick's why).
+    `seen(template, block, last)`: the exact time of a shape's first/last line in a block
+    (rlm.corpus.counter.BlockReader.time), so a pick names its minutes, not its blocks'."""
     nb = len(tc.block_line)
     if nb < MIN_WINDOWS or tc.lines == 0 or tc.counted is not None:
         return []  # too few windows, or only some ranges were counted
+    clock, no_clock = clock_of(tc.block_t0, tc.block_t1) if use_clock else (None, "")
     sizes = [b - a for a, b in zip(tc.block_line, list(tc.block_line[1:]) + [tc.lines])]
     bursts: list[Pick] = []
     others: list[Pick] = []
     for t, (ids, counts) in tc.series.items():
         total = tc.counts[t][0] if t in tc.counts else sum(counts)
+        if clock is not None:
+            kw = {"seen": seen} if seen else {}
+            if total >= 20:
+                bursts += clockrules.bursts(t, ids, counts, total, clock, Pick, **kw)
+            if len(ids) >= MIN_WINDOWS:
+                others += (clockrules.silence(t, ids, counts, clock, Pick, **kw)
+                           + clockrules.after_quiet(t, ids, counts, clock, Pick, **kw))
+            continue
         if total >= 20:
             bursts += _bursts(t, ids, counts, total / tc.lines, sizes)
         if len(ids) >= MIN_WINDOWS:
             others += _silence(t, ids, nb) + _after_quiet(t, ids, nb)
+    if clock is None and no_clock:
+        for p in bursts + others:
+            p.why += f" (by stretches of the file, not the clock: {no_clock})"
     bursts.sort(key=lambda p: -len(p.windows))  # the longest bursts first
     return bursts[:MAX_RATE_PICKS] + others[:MAX_RATE_PICKS]
 

@@ -169,6 +169,25 @@ class TextSource:
         got = self.lines(n, n, max_chars)
         return got[0] if got else ""
 
+    # -- as a chunk's lines (rlm.corpus.chunk.Lines) ------------------------------------------
+    headed = False  # one file: the material needs no "### path" header
+
+    def part_bytes(self, p) -> tuple[int, int]:
+        """Byte range of a chunk part: its lines with their newlines, or its piece."""
+        if p.piece is not None:
+            return p.piece
+        offs = self.offsets
+        return offs[p.start - 1], (offs[p.end] if p.end < len(offs) else self.size)
+
+    def part_lines(self, p) -> list[str]:
+        if p.piece is not None:
+            a, b = p.piece
+            return [bytes(self.data[a:b]).decode("utf-8", "replace")]
+        return self.lines(p.start, p.end)
+
+    def total_lines(self, path: str) -> int:
+        return self.line_count
+
     def line_of_offset(self, off: int) -> int:
         """1-based line number containing byte offset `off`."""
         return bisect_right(self.offsets, off)

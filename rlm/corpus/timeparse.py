@@ -1,35 +1,40 @@
-"""Timestamps of log lines, from a tested table of formats (tests/test_timeparse.py).
+"""Timestamps of log lines: the one tested table of formats (tests/test_timeparse.py).
 
-`line_time(line)` returns seconds since the epoch as if the log's clock were UTC (no time
-zone arithmetic: a question's "14:05" means the log's own clock), or None. Formats without a
-year (syslog, logcat, Proxifier) get YEARLESS, so their times order correctly within a year.
-The earliest match in the first HEAD characters wins (BGL: the epoch before its dates).
+Every part of rlm that reads a time from a line uses this module: the profile's clock windows,
+time-window questions, counts per hour, and code's own timelines (rlm/codeonly/timeline.py).
+
+`line_time(line)` returns seconds since the epoch as if the log's clock were UTC, or None. No
+time zone arithmetic: a question's "14:05" means the log's own clock, so a zone suffix
+(`Z`, `+02:00`) is read past, not applied. Formats without a year (syslog, logcat, Proxifier)
+get YEARLESS, so their times order correctly within a year. The earliest match in the first
+HEAD characters wins (BGL: the epoch before its dates). A JSON line's time field
+(`"ts"`, `"time"`, `"@timestamp"`, ...) is found wherever it is in the record.
 """
 
 from __future__ import annotations
 
 import calendar
 import re
+from datetime import datetime, timezone
 
 HEAD = 120
+JSON_HEAD = 2000
 YEARLESS = 2000  # a leap year: Feb 29 parses
 _MON = {m: i for i, m in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split(), 1)}
-
-
-def _num(*names):
-    return lambda m: tuple(int(m.group(n) or 0) for n in names)
 
 
 def _frac(s: str | None) -> float:
     return float("0." + s) if s else 0.0
 
 
-# (name, regex, fields -> (Y, M, D, h, m, s, frac)); named groups: Y M D h m s f, b (month name)
+# (name, regex); named groups: Y (or y, two digits) M D h m s f, b (month name), e/ms (epoch)
 _D = r"(?P<h>\d{2}):(?P<m>\d{2}):(?P<s>\d{2})"
+_ZONE = r"(?:\s?(?:Z|UTC|GMT|[+-]\d{2}:?\d{2})(?![\w:]))?"
 FORMATS: list[tuple[str, re.Pattern]] = [
     ("epoch_ms", re.compile(r"(?<![\d.])(?P<ms>1\d{12})(?![\d.])")),
     ("epoch", re.compile(r"(?<![\d.:-])(?P<e>1\d{9})(?:\.(?P<f>\d{1,6}))?(?![\d:-])")),
-    ("iso", re.compile(r"(?<!\d)(?P<Y>\d{4})-(?P<M>\d{2})-(?P<D>\d{2})[T ]" + _D + r"(?:[.,](?P<f>\d{1,9}))?")),
+    ("iso", re.compile(r"(?<!\d)(?P<Y>\d{4})-(?P<M>\d{2})-(?P<D>\d{2})[T ](?P<h>\d{2}):(?P<m>\d{2})"
+                       r"(?::(?P<s>\d{2})(?:[.,](?P<f>\d{1,9}))?)?(?![\d:])" + _ZONE)),
     ("bgl", re.compile(r"(?<!\d)(?P<Y>\d{4})-(?P<M>\d{2})-(?P<D>\d{2})-(?P<h>\d{2})\.(?P<m>\d{2})\.(?P<s>\d{2})(?:\.(?P<f>\d{1,6}))?")),
     ("slash_ymd", re.compile(r"(?<!\d)(?P<Y>\d{4})/(?P<M>\d{2})/(?P<D>\d{2})[ :T]" + _D)),
     ("apache", re.compile(r"\[\w{3} (?P<b>\w{3}) (?P<D>\d{2}) " + _D + r"(?:\.(?P<f>\d+))? (?P<Y>\d{4})\]")),
@@ -41,6 +46,10 @@ FORMATS: list[tuple[str, re.Pattern]] = [
     ("logcat", re.compile(r"^(?P<M>\d{2})-(?P<D>\d{2}) " + _D + r"\.(?P<f>\d{3})")),
     ("proxifier", re.compile(r"^\[(?P<M>\d{2})\.(?P<D>\d{2}) " + _D + r"\]")),
 ]
+_BY_NAME = dict(FORMATS)
+# a JSON record's time field, its value quoted (ISO and others) or a bare epoch number
+_JSON_TIME = re.compile(r'"(?:@?timestamp|time|ts|t|datetime|date|eventTime|asctime|created)"'
+                        r'\s*:\s*(?:"([^"]{6,40})"|(\d[\d.]{5,20}))')
 
 
 def _seconds(name: str, m: re.Match) -> float | None:
@@ -56,36 +65,64 @@ def _seconds(name: str, m: re.Match) -> float | None:
     else:
         year = YEARLESS
     month = _MON.get(g["b"].lower()) if g.get("b") else int(g["M"])
-    if not month:
+    day, h, mi, s = int(g["D"]), int(g["h"]), int(g["m"]), int(g.get("s") or 0)
+    if not (month and 1 <= month <= 12 and 1 <= day <= 31 and h < 24 and mi < 60 and s <= 60):
         return None
     try:
-        t = calendar.timegm((year, month, int(g["D"]), int(g["h"]), int(g["m"]), int(g["s"]), 0, 0, 0))
+        t = calendar.timegm((year, month, day, h, mi, s, 0, 0, 0))
     except (ValueError, OverflowError):
         return None
-    if not (1 <= month <= 12 and 1 <= int(g["D"]) <= 31 and int(g["h"]) < 24 and int(g["m"]) < 60
-            and int(g["s"]) <= 60):
-        return None
-    return t + _frac(g.get("f")) if name != "healthapp" else t + int(g.get("f") or 0) / 1000.0
+    if name == "healthapp":  # its last field is milliseconds, not a decimal fraction
+        return t + int(g.get("f") or 0) / 1000.0
+    return t + _frac(g.get("f"))
+
+
+def _earliest(text: str) -> tuple[str, re.Match] | None:
+    best: tuple[int, str, re.Match] | None = None
+    for name, rx in FORMATS:
+        m = rx.search(text)
+        if m and (best is None or m.start() < best[0]):
+            best = (m.start(), name, m)
+    return (best[1], best[2]) if best else None
+
+
+def _json_field(line: str) -> tuple[str, re.Match] | None:
+    m = _JSON_TIME.search(line, 0, JSON_HEAD)
+    return _earliest(m.group(1) or m.group(2)) if m else None
+
+
+def _find(line: str) -> tuple[str, re.Match] | None:
+    if line.lstrip().startswith("{"):
+        got = _json_field(line)
+        if got:
+            return got
+    return _earliest(line[:HEAD])
 
 
 def line_time(line: str) -> float | None:
-    """Seconds (log clock as UTC) of the first timestamp in the line's head, or None."""
-    head = line[:HEAD]
-    best: tuple[int, str, re.Match] | None = None
-    for name, rx in FORMATS:
-        m = rx.search(head)
-        if m and (best is None or m.start() < best[0]):
-            best = (m.start(), name, m)
-    if best is None:
-        return None
-    return _seconds(best[1], best[2])
+    """Seconds (log clock as UTC) of the line's timestamp, or None."""
+    got = _find(line)
+    return _seconds(*got) if got else None
 
 
 def line_format(line: str) -> str | None:
-    """The name of the format `line_time` would use (for tests and reasons)."""
-    head = line[:HEAD]
-    found = [(m.start(), name) for name, rx in FORMATS if (m := rx.search(head))]
-    return min(found)[1] if found else None
+    """The name of the format `line_time` would use (for tests and reasons); a JSON line's
+    time field is `json:` + the format of its value."""
+    got = _find(line)
+    if not got:
+        return None
+    return ("json:" + got[0]) if line.lstrip().startswith("{") and _json_field(line) else got[0]
+
+
+def as_datetime(t: float | None) -> datetime | None:
+    """The log's clock as a naive datetime (for wording: `when`)."""
+    if t is None:
+        return None
+    return datetime.fromtimestamp(t, timezone.utc).replace(tzinfo=None)
+
+
+def has_year(t: datetime) -> bool:
+    return t.year != YEARLESS
 
 
 def parser_for(samples: list[str]):
@@ -95,7 +132,9 @@ def parser_for(samples: list[str]):
     if not names:
         return line_time
     name = max(set(names), key=names.count)
-    rx = dict(FORMATS)[name]
+    if name.startswith("json:"):
+        return line_time
+    rx = _BY_NAME[name]
 
     def parse(line: str) -> float | None:
         m = rx.search(line, 0, HEAD)

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 
 from rlm import recipe
+from rlm.corpus.lines import number_pairs
 from rlm.corpus.source import TextSource
 from rlm.engine.budget import Budget
 from rlm.engine.call import call_json
@@ -121,7 +122,8 @@ def numbered(group: Group, limit: int = MAX_GROUP_LINES, max_chars: int = 400) -
     """The group's lines for the model, timestamps dropped: a small model copies what it sees,
     and a copied message reads better as a claim than a copied timestamp."""
     shown = group.lines[:limit]
-    out = [f"{ln}| {_LEAD_TS.sub('', group.texts[ln])[:max_chars]}" for ln in shown]
+    out = [number_pairs(((ln, _LEAD_TS.sub("", group.texts[ln])) for ln in shown),
+                        max_chars=max_chars)[0]]
     if len(group.lines) > limit:
         out.append(f"(and {len(group.lines) - limit} more lines of the same kind)")
     return "\n".join(out)

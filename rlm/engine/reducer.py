@@ -3,8 +3,8 @@
 Each round first merges deterministically (same cited lines, same normalised claim), then asks
 the model to group what says the same thing. The loop continues only while the aggregate
 strictly shrinks (a natural-number measure, so it ends) and the budget lasts. A merged claim
-must keep every number and identifier of its inputs verbatim, and its evidence is taken from
-its inputs (never from the model); a merge that breaks either rule is refused.
+must keep every number and identifier of its inputs verbatim and add none of its own, and its
+evidence is taken from its inputs (never from the model); a merge that breaks a rule is refused.
 """
 
 from __future__ import annotations
@@ -25,6 +25,14 @@ BATCH = 12
 
 def numbers_and_ids(text: str) -> set[str]:
     return {m.group(0).strip(".:,") for m in _NUMID.finditer(text)} - {""}
+
+
+def _added(claim: str, inputs: list[Finding]) -> set[str]:
+    """Numbers and identifiers of a merged claim that are in none of its inputs (their claims,
+    evidence and cited places): a merge may reword, never invent."""
+    shown = " ".join(f"{f.claim} {f.evidence} {f.source.path}:{f.source.line_start}-"
+                     f"{f.source.line_end}" for f in inputs).lower()
+    return {t for t in numbers_and_ids(claim) if t.lower() not in shown}
 
 
 def render(findings: list[Finding]) -> str:
@@ -123,6 +131,11 @@ async def _model_round(model: Model, agg: list[Finding], question: str, budget: 
             missing = required - numbers_and_ids(g.claim)
             if missing:
                 note(f"refused a merge of {len(ids)} findings: it dropped {sorted(missing)[:5]}")
+                continue
+            added = _added(g.claim, inputs)
+            if added:
+                note(f"refused a merge of {len(ids)} findings: it added {sorted(added)[:5]}, "
+                     "which none of them holds")
                 continue
             first = inputs[0]
             others = ", ".join(f"{f.source.path}:{f.source.line_start}-{f.source.line_end}"

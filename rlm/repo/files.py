@@ -1,9 +1,6 @@
-"""Facts about a repository's files, by code: which are prose or tests, their lines, the
-numbered rendering every repository prompt uses (``### path (lines a-b of n)`` then
-``  12| text``), which lines are comments or docstrings, where a definition's block ends.
-
-Lines longer than ``MAX_LINE_CHARS`` (rlm.corpus.lines, the one line renderer) are shown cut
-(the cut is marked and counted); the evidence check always reads the real file. Pure code.
+"""Facts about a repository's files, by code: which are prose or tests, their lines, which
+lines are comments or docstrings, where a definition's block ends. (How their lines are shown
+to a model: rlm.corpus.chunk, through the one renderer in rlm.corpus.lines.) Pure code.
 """
 
 from __future__ import annotations
@@ -12,10 +9,8 @@ import ast
 from pathlib import Path
 from typing import Sequence
 
-from rlm.corpus.lines import CUT_MARK, MAX_LINE_CHARS, number_lines, read_lines
+from rlm.corpus.lines import read_lines
 from rlm.evidence import safe_resolve
-
-NUMBER_WIDTH = 5  # "  12| "
 
 DOC_EXTENSIONS = frozenset({
     ".md", ".markdown", ".rst", ".txt", ".adoc", ".asciidoc", ".org", ".rdoc", ".textile",
@@ -47,26 +42,6 @@ def is_test_file(path: str) -> bool:
 def file_lines(root: Path, rel: str) -> tuple[str, ...]:
     """The lines of ``rel`` inside ``root`` (safely resolved; cached by rlm.evidence)."""
     return read_lines(safe_resolve(root, rel))
-
-
-# ------------------------------------------------------------------------------ numbering
-
-
-def numbered(path: str, lines: Sequence[str], start: int, end: int, total: int | None = None,
-             cap: int = MAX_LINE_CHARS) -> tuple[str, int]:
-    """The text of lines start..end (1-based, inclusive) of ``path`` with a header and original
-    line numbers: ``### path (lines 1-40 of 40)`` then ``  12| text``. Returns (text, cut
-    lines)."""
-    total = len(lines) if total is None else total
-    body, cuts = number_lines(lines[start - 1:end], start, width=NUMBER_WIDTH - 2, max_chars=cap)
-    return f"### {path} (lines {start}-{end} of {total})\n{body}", cuts
-
-
-def numbered_cost(lines: Sequence[str], a: int, b: int) -> int:
-    """Characters of lines a..b once numbered (what they cost in a prompt)."""
-    return sum(min(len(lines[i - 1]), MAX_LINE_CHARS + len(CUT_MARK)) + NUMBER_WIDTH + 1
-               for i in range(a, b + 1))
-
 
 
 _COMMENT_PREFIXES = ("#", "//", "/*", "*", "--", ";", "<!--", "%")

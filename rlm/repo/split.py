@@ -8,7 +8,12 @@ import ast
 import re
 from typing import Sequence
 
-from rlm.repo.files import numbered_cost as _cost
+from rlm.corpus.chunk import REPO_NUMBER_WIDTH
+from rlm.corpus.lines import numbered_cost
+
+
+def _cost(lines: Sequence[str], a: int, b: int) -> int:
+    return numbered_cost(lines, a, b, REPO_NUMBER_WIDTH)
 
 
 def _pack(segments: list[tuple[int, int]], lines: Sequence[str], max_chars: int,

@@ -13,12 +13,11 @@ from __future__ import annotations
 
 from typing import Awaitable, Callable, TypeVar
 
-from rlm.corpus.index import Chunk
+from rlm.corpus.chunk import Chunk, Part
 from rlm.errors import ContextTooLong
 from rlm.models.profile import profile_of
 
 R = TypeVar("R")
-TOO_LONG = "does not fit the model's context"  # in ContextTooLong's reason
 MIN_PIECE_BYTES = 64  # below this a piece is not split further: its failure is reported
 
 
@@ -42,18 +41,21 @@ def estimate(model, text: str) -> int:
 def split(c: Chunk) -> list[Chunk]:
     """Two halves of `c` (same id): by lines when it has several, else by bytes."""
     src = c.source
-    if c.line_end > c.line_start and not c.cut:
-        mid = (c.line_start + c.line_end) // 2
-        b = src.offsets[mid]  # start of line mid + 1
-        return [Chunk(c.id, c.path, c.line_start, mid, c.byte_start, b, "", src),
-                Chunk(c.id, c.path, mid + 1, c.line_end, b, c.byte_end, "", src)]
+    p = c.parts[0]
+
+    def half(start: int, end: int, piece: tuple[int, int] | None = None) -> Chunk:
+        return Chunk(c.id, (Part(p.path, start, end, piece),), src, c.module, c.how)
+
+    if p.end > p.start and p.piece is None:
+        mid = (p.start + p.end) // 2
+        return [half(p.start, mid), half(mid + 1, p.end)]
     if c.nbytes < 2 * MIN_PIECE_BYTES:
         return []
-    q = c.byte_start + c.nbytes // 2
-    while q > c.byte_start and (src.data[q] & 0xC0) == 0x80:  # not inside a UTF-8 sequence
+    a, b = src.part_bytes(p)
+    q = a + (b - a) // 2
+    while q > a and (src.data[q] & 0xC0) == 0x80:  # not inside a UTF-8 sequence
         q -= 1
-    return [Chunk(c.id, c.path, c.line_start, c.line_end, c.byte_start, q, "", src, True),
-            Chunk(c.id, c.path, c.line_start, c.line_end, q, c.byte_end, "", src, True)]
+    return [half(p.start, p.end, (a, q)), half(p.start, p.end, (q, b))]
 
 
 async def read_fitting(c: Chunk, read: Callable[[Chunk], Awaitable[R]],

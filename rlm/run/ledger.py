@@ -211,13 +211,14 @@ def read_account(cov: Coverage, strategy: str, calls: int) -> list[str]:
     """The body of `ask`'s statement: what code scanned and what the model read."""
     parts: list[str] = []
     if cov.lines_scanned_by_code:
-        verb = {"profile": "profiled", "grep": "searched"}.get(strategy, "scanned")
+        verb = {"profile": "profiled", "grep": "searched", "count": "counted"}.get(strategy,
+                                                                                "scanned")
         parts.append(f"{cov.lines_scanned_by_code:,} lines ({mb(cov.bytes_scanned_by_code)}) "
                      f"were {verb} by code")
     unit = "chunk" if cov.chunks_total == 1 else "chunks"
     parts.append(f"{cov.lines_read_by_model:,} lines ({mb(cov.bytes_read_by_model)}) were read "
                  f"by the model in {cov.chunks_ok} of {cov.chunks_total} {unit} ({calls} calls)")
     unread = cov.lines_total - max(cov.lines_read_by_model, cov.lines_scanned_by_code)
-    if strategy in ("direct", "fanout") and unread > 0 and not cov.chunks_failed:
+    if strategy in ("direct", "fanout", "aggregate") and unread > 0 and not cov.chunks_failed:
         parts.append(f"{unread:,} lines were not read")
     return ["Coverage: " + "; ".join(parts) + "."]

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
+from rlm.corpus.lines import number_pairs
 from rlm.models.base import Model
 
 PROMPT_OVERHEAD_TOKENS = 500  # instructions + schema + question + headers, per call (measured)
@@ -59,7 +60,7 @@ def chars_per_token(model: Model, samples: Sequence[str], lines: int = 1) -> flo
     if not text.strip():
         return 3.0
     width = len(str(max(1, lines)))
-    sent = "\n".join(f"{'9' * width}| {s}" for s in text.split("\n"))
+    sent = number_pairs(((int("9" * width), s) for s in text.split("\n")), max_chars=None)[0]
     n = max(1, fit.estimate(model, sent))
     return max(1.0, len(text.encode("utf-8", "replace")) / n)
 

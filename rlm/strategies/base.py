@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from rlm import evidence, recipe
 from rlm import interrupt as scanctl
-from rlm.corpus.index import Chunk
+from rlm.corpus.chunk import Chunk
 from rlm.corpus.lines import MAX_LINE_CHARS
 from rlm.corpus.open import Corpus
 from rlm.corpus.source import TextSource
@@ -85,6 +85,7 @@ class Result:
     groups: list[dict] = field(default_factory=list)
     answer_parts: list[str] = field(default_factory=list)
     model_answer: str | None = None
+    shown: str = ""  # the text a direct or grep answer was read from (rlm.answer_check)
     reduce: ReduceInfo | None = None
     synthesize: bool = False  # the findings still need a synthesis call
     evidence: evidence.EvidenceStats = field(default_factory=evidence.EvidenceStats)
@@ -106,7 +107,7 @@ class Result:
     def read(self, c: Chunk) -> None:
         cut_tail = c.cut and c.byte_start > c.source.offsets[c.line_start - 1]
         self.cov.chunks_ok += 1
-        self.cov.lines_read_by_model += 0 if cut_tail else c.line_end - c.line_start + 1
+        self.cov.lines_read_by_model += 0 if cut_tail else c.lines  # parts: a time window
         self.cov.bytes_read_by_model += c.nbytes
 
     def fail(self, unit: Unit, o: Outcome) -> None:

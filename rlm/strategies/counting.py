@@ -21,7 +21,6 @@ async def run(ctx: Context) -> Result:
     res = ctx.new_result()
     cq = parse_count(ctx.q)
     w = parse_window(ctx.q)
-    ctx.decision.strategy = "grep"  # code scans the lines; no model call
     merged: dict[str, list] = {}  # key -> [count, src, first line]
     total = scanned = 0
     examples: list[tuple] = []

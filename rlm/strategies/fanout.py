@@ -8,7 +8,8 @@ from typing import Callable, Iterable, Iterator
 
 from rlm import evidence, recipe
 from rlm import interrupt as scanctl
-from rlm.corpus.index import Chunk, ShownLines, iter_chunks
+from rlm.corpus.chunk import Chunk, ShownLines
+from rlm.corpus.index import iter_chunks
 from rlm.corpus.lines import MAX_LINE_CHARS
 from rlm.corpus.timewindow import log_window, window_note
 from rlm.engine.call import call_json
@@ -41,7 +42,8 @@ async def run(ctx: Context) -> Result:
 
     w = next((w for _, w in windows.values() if w), None)
     if w:
-        res.cov.declared.append(window_note(w, {p: r for p, (r, _) in windows.items()}))
+        res.cov.declared.append(window_note(w, {p: r for p, (r, _) in windows.items()},
+                                            {s.display: s.line_count for s in ctx.corpus.sources}))
     await map_chunks(ctx, res, chunks, max_bytes)
     return res
 

@@ -10,8 +10,8 @@ from rlm.codeonly import answers as by_code
 from rlm.codeonly.timeline import grep_timeline
 from rlm.codeonly.wording import wording_failed_note
 from rlm.corpus.grep import regions, search
-from rlm.corpus.index import Chunk, iter_chunks
-from rlm.corpus.lines import number_lines
+from rlm.corpus.chunk import Chunk, Part
+from rlm.corpus.index import iter_chunks
 from rlm.corpus.source import TextSource
 from rlm.corpus.timewindow import keep_in, log_window, window_note
 from rlm.estimate import announce
@@ -44,7 +44,8 @@ async def run(ctx: Context) -> Result:
         if found:
             hits.append((src, found))
     if windows:
-        res.cov.declared.append(window_note(w, windows) + ": hits outside it are left out")
+        totals = {s.display: s.line_count for s in ctx.corpus.sources if s.display in windows}
+        res.cov.declared.append(window_note(w, windows, totals) + "; hits outside it are left out")
     scanned = res.cov.lines_scanned_by_code
     if truncated:
         res.cov.declared.append(f"grep stopped collecting after {MAX_HITS_PER_FILE:,} matching "
@@ -63,14 +64,13 @@ async def run(ctx: Context) -> Result:
         return res
     ctx_lines = 0 if ctx.corpus.probe.kind == "log" else 2
     parts = [(src, a, b) for src, lines in hits for a, b in regions(lines, ctx_lines, src.line_count)]
-    material = "\n".join(
-        (f"--- {src.display} ---\n" if len(hits) > 1 else "")
-        + number_lines(src.lines(a, b), a, max_chars=GREP_LINE_CHARS)[0]
-        for src, a, b in parts)
+    # the matching regions of every file as one unit (one call when it fits)
+    unit = Chunk("g0001", tuple(Part(src.display, a, b) for src, a, b in parts), ctx.corpus)
+    material = unit.numbered_text(GREP_LINE_CHARS)
     tokens = ctx.model.count_tokens(material)
     if tokens <= ctx.window:
         res.estimate = Estimate(calls=1, prompt_tokens=tokens + PROMPT_OVERHEAD_TOKENS)
-        await _one_call(ctx, res, hits, parts, material, why)
+        await _one_call(ctx, res, hits, unit, material, why)
         return res
     res.reasons.append(f"the matches (~{tokens:,} tokens) do not fit one call: "
                        "fan-out over the matching regions")
@@ -86,25 +86,25 @@ async def run(ctx: Context) -> Result:
     return res
 
 
-async def _one_call(ctx: Context, res: Result, hits, parts, material: str, why: str) -> None:
+async def _one_call(ctx: Context, res: Result, hits, unit: Chunk, material: str,
+                    why: str) -> None:
     res.cov.chunks_total = 1
     if ctx.opts.dry_run:
         return
-    first = hits[0][0]
-    pseudo = Chunk("g0001", first.display, parts[0][1], parts[-1][2], 0, 0, "", first)
     announce(ctx, res.estimate)  # measured-speed seconds; progress flags a 3x overrun
-    o = await one_call(ctx, "grep", pseudo, why=why, material=material)
-    by_code.add_hit_findings(res, hits, pseudo.id)
+    o = await one_call(ctx, "grep", unit, why=why, material=material)
+    by_code.add_hit_findings(res, hits, unit.id)
     timeline = grep_timeline(by_code.grep_items(hits), ctx.decision.anchors)
     if not o.ok:  # the answer is optional wording over code's hits: say so, show code's
         res.cov.declared.append(wording_failed_note(1, 1, o.error or "failed", "answer call"))
         res.answer_parts.extend(timeline)
         return
     res.cov.chunks_ok = 1
-    res.cov.lines_read_by_model = sum(b - a + 1 for _, a, b in parts)
+    res.cov.lines_read_by_model = unit.lines
     res.cov.bytes_read_by_model = len(material.encode())
     res.model_answer = o.result.answer.strip()
-    shown = {ln for _, a, b in parts for ln in range(a, b + 1)}
+    res.shown = material
+    shown = {ln for p in unit.parts for ln in range(p.start, p.end + 1)}
     bad = [c for c in o.result.cites if c not in shown]
     if bad:
         res.cov.declared.append(f"the model cited lines that were not shown to it "

@@ -1,0 +1,121 @@
+"""The log's clock over the stretches the counter read: a byte offset -> time map, by code.
+
+The counter (rlm/corpus/counter.py) reads a file in blocks (~1/256 of it) and, while it does,
+parses the time of each block's first and last timed line (a few lines per block, never every
+line: the profile stays at disk speed). `clock_of` turns those into block start and end times,
+so the rate rules (rlm/corpus/signals.py) compare shapes by lines per second on the log's own
+clock instead of by share of a stretch of lines, and can say which minutes they mean.
+
+When most blocks carry no time code could read, or the times go back (folders of logs that
+overlap in time, a clock reset), there is no clock and the rules fall back to stretches.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from rlm.corpus.timeparse import as_datetime, has_year, parser_for
+
+PROBE_LINES = 8  # lines tried at each end of a block for a time
+PROBE_BYTES = 4096
+MIN_TIMED = 0.9  # share of blocks that must carry a time
+MIN_DUR_S = 1.0  # most logs print whole seconds: no block is shorter than that on the clock
+BACKSTEP_S = 300.0  # lines a little out of order are normal; a step back beyond this is not
+
+
+def _first_time(lines: list[bytes], parse) -> float:
+    for raw in lines:
+        t = parse(raw.decode("utf-8", "replace"))
+        if t is not None:
+            return t
+    return math.nan
+
+
+def block_times(data: bytes, parse) -> tuple[float, float]:
+    """(time of the first timed line, time of the last) among a few lines at each end."""
+    head = data[:PROBE_BYTES].split(b"\n", PROBE_LINES)[:PROBE_LINES]
+    tail = data[-PROBE_BYTES:].split(b"\n")
+    if len(data) > PROBE_BYTES:
+        tail = tail[1:]  # the slice may start inside a line
+    tail = [x for x in tail[-PROBE_LINES - 1:] if x][::-1]
+    return _first_time(head, parse), _first_time(tail, parse)
+
+
+def timed_blocks(blocks, times: dict):
+    """Pass (offset, block) through, noting each block's (first, last) time in `times` under
+    its offset. The log's own format is picked once, from the first block."""
+    parse = None
+    for at, data in blocks:
+        if parse is None:
+            parse = parser_for(data[:16384].decode("utf-8", "replace").split("\n")[:50])
+        times[at] = block_times(data, parse)
+        yield at, data
+
+
+@dataclass
+class Clock:
+    start: list[float]  # per block: the time its first line was written
+    end: list[float]  # per block: when the next block starts (the last: its last line's time)
+
+    @property
+    def span(self) -> float:
+        return self.end[-1] - self.start[0]
+
+    def dur(self, b: int) -> float:
+        return max(self.end[b] - self.start[b], MIN_DUR_S)
+
+    def label(self, t: float, seconds: bool = True) -> str:
+        d = as_datetime(t)
+        s = d.strftime("%H:%M:%S" if seconds else "%H:%M")
+        first, last = as_datetime(self.start[0]), as_datetime(self.end[-1])
+        if self.span >= 86_400 or first.date() != last.date():
+            s = d.strftime("%b %d ") + s + (f" {d.year}" if has_year(d) else "")
+        return s
+
+    def between(self, a: float, b: float) -> str:
+        return f"between {self.label(a)} and {self.label(b)}"
+
+
+def clock_of(t0, t1) -> tuple[Clock | None, str]:
+    """The clock of a count's blocks from their (first, last) times, or (None, why not)."""
+    nb = len(t0)
+    timed = sum(1 for x in t0 if not math.isnan(x))
+    if nb == 0 or timed < MIN_TIMED * nb:
+        return None, f"only {timed} of {nb} stretches carry a timestamp code could read"
+    start: list[float] = []
+    prev = math.nan
+    for b in range(nb):
+        t = t0[b]
+        if math.isnan(t):  # no time at its head: it starts when the block before ended
+            t = t1[b - 1] if b and not math.isnan(t1[b - 1]) else prev
+        if not math.isnan(prev) and not math.isnan(t) and t < prev:
+            if prev - t > BACKSTEP_S:
+                return None, ("the lines' times go back (files that overlap in time, or a "
+                              "clock reset)")
+            t = prev  # a few lines written out of order
+        start.append(t)
+        prev = t if not math.isnan(t) else prev
+    if any(math.isnan(t) for t in start):  # the first blocks had no time: take the first known
+        first = next(t for t in start if not math.isnan(t))
+        start = [first if math.isnan(t) else t for t in start]
+    last = t1[-1] if not math.isnan(t1[-1]) else start[-1]
+    end = start[1:] + [max(last, start[-1])]
+    clock = Clock(start, end)
+    if clock.span <= 0:
+        return None, "every line carries the same time"
+    return clock, ""
+
+
+def duration(s: float) -> str:
+    """'42 s', '5 min', '3 h 12 min', '2 days 4 h'."""
+    s = int(round(s))
+    if s < 120:
+        return f"{s} s"
+    if s < 7200:
+        return f"{s // 60} min"
+    if s < 172_800:
+        h, m = divmod(s // 60, 60)
+        return f"{h} h {m} min" if m else f"{h} h"
+    d, h = divmod(s // 3600, 24)
+    return f"{d} days {h} h" if h else f"{d} days"
