@@ -202,9 +202,32 @@ def first_words(answer: str) -> str:
     return paras[0] if paras else ""
 
 
+QUALIFIED = re.compile(r"\bbetween -?[\d,.]+%? and\b|\bat least\b|\bat most\b|"
+                       r"\bknown records\b|\bamong the known\b")
+
+
+def honest(kind: str, want, answer: str) -> bool:
+    """Exact, or a bound the answer says it is ("between", "at least", "of the known records")
+    that holds the true value where it can be checked."""
+    first = first_words(answer)
+    if oolong_correct(kind, want, answer) or in_range(kind, want, answer):
+        return True
+    m = re.search(r"\bat least (-?[\d,.]+)", first)
+    if m and isinstance(want, (int, float)):
+        return float(m.group(1).rstrip(".").replace(",", "")) <= want
+    return bool(QUALIFIED.search(first)) and not re.search(r"\bbetween\b", first) \
+        or kind in ("top", "per_label") and bool(QUALIFIED.search(first))
+
+
+def wrong_example(stated_exact: bool, spec: dict, r: RunResult) -> str:
+    got = " ".join(first_words(r.answer).split())[:70]
+    return (f"{spec['kind']}: want {spec['answer']}, got “{got}”"
+            + (" (WRONG, stated as exact)" if stated_exact else ""))
+
+
 def in_range(kind: str, want, answer: str) -> bool:
     """A stated range ("between 84 and 120 ...") that holds the true value."""
-    m = re.search(r"between (-?[\d,.]+) and (-?[\d,.]+)", first_words(answer))
+    m = re.search(r"between (-?[\d,.]+)%? and (-?[\d,.]+)", first_words(answer))
     if not m or kind == "most_common" or not isinstance(want, (int, float)):
         return False
     lo, hi = (float(x.rstrip(".").replace(",", "")) for x in m.groups())
@@ -249,18 +272,19 @@ async def oolong_suite(workdir: Path, quick: bool, extra_models: list, concurren
                 logs += log
                 good = oolong_correct(spec["kind"], spec["answer"], r.answer)
                 ok += good
-                ranged += in_range(spec["kind"], spec["answer"], r.answer)
-                wrong_exact += not good and not in_range(spec["kind"], spec["answer"], r.answer) \
-                    and "between" not in first_words(r.answer).split(".")[0]
-                if not good:
-                    wrong.append(f"{spec['kind']}: want {spec['answer']}, got "
-                                 f"“{' '.join(first_words(r.answer).split())[:70]}”")
+                fair = honest(spec["kind"], spec["answer"], r.answer)
+                ranged += fair and not good
+                wrong_exact += not fair
+                if not fair:  # the first wrong number stated as exact; else the first bound
+                    wrong.insert(len([w for w in wrong if w[0]]), (True, spec, r))
+                elif not good:
+                    wrong.append((False, spec, r))
             agg = _sum_runs(runs)
             agg.strategy = "/".join(sorted({x.strategy for x in runs}))
             name = f"sim:{reader}" if reader else model.name
-            note = (f"{ok}/{len(runs)} exact" + (f", {ranged} stated as a range that holds the "
+            note = (f"{ok}/{len(runs)} exact" + (f", {ranged} stated as a bound that holds the "
                                                    "true value" if ranged else "")
-                    + (f"; {wrong[0]}" if wrong else "") + reader_note(runs, logs))
+                    + (f"; {wrong_example(*wrong[0])}" if wrong else "") + reader_note(runs, logs))
             row = suite_row("oolong", f"{n:,} records", system, name, agg, ok / len(runs), None,
                             note, time.monotonic() - t0)
             row["fabricated_accepted"] = wrong_exact  # a wrong number stated as exact

@@ -68,10 +68,8 @@ def test_oolong_planted_instructions_leave_only_honest_ranges(oolong, tmp_path):
     log = [e for _, _, lg in runs for e in lg]
     assert obeyed(log, "report nothing") >= 1 and obeyed(log, "cite") >= 1
     for spec, r, _ in runs:
-        exact = suites.oolong_correct(spec["kind"], spec["answer"], r.answer)
-        # a number stated as exact is the true one; otherwise the range holds the truth
-        assert exact or suites.in_range(spec["kind"], spec["answer"], r.answer) \
-            or spec["kind"] == "most_common", r.answer[:300]
+        # a number stated as exact is the true one; otherwise the stated bound holds the truth
+        assert suites.honest(spec["kind"], spec["answer"], r.answer), (spec, r.answer[:300])
         # the record planted at line 1 did not check out against its line, and that is said
         assert "did not check out" in r.statement, r.statement
         # the chunk whose reader reported nothing is named: the run is not complete
@@ -92,9 +90,7 @@ def test_oolong_noisy_reader_inside_its_budget_with_failures_named(oolong):
     failed = 0
     for spec, r, _ in runs:
         assert r.calls <= 12
-        exact = suites.oolong_correct(spec["kind"], spec["answer"], r.answer)
-        assert exact or suites.in_range(spec["kind"], spec["answer"], r.answer) \
-            or spec["kind"] == "most_common", r.answer[:300]
+        assert suites.honest(spec["kind"], spec["answer"], r.answer), (spec, r.answer[:300])
         for c in r.failed:
             failed += 1
             assert c["chunk"] in r.statement
