@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evals.harness import RunResult, run_naive, run_rlm, run_truncated
-from evals.suites import embedded
+from evals.suites import embedded, progress
 from evals.sim.key import QuestionKey, SimKey, from_log, from_transcript
 from evals.sim.score import item_lines, score
 from evals.sim.server import start_sim
@@ -149,6 +149,7 @@ async def sim_fixture_suite(workdir: Path, quick: bool, models: list, concurrenc
                 with open(mc.path, "rb") as f:
                     rows[-1]["note"] = "; ".join(x for x in (
                         f"smaller fixture: {sum(1 for _ in f):,} lines", rows[-1]["note"]) if x)
+            progress(rows[-1])
     from evals.sim_repo import audit_case, mine_case
 
     for case in (audit_case, mine_case):  # adversarial: instructions on fact lines (evals/adversarial.py)
@@ -156,6 +157,7 @@ async def sim_fixture_suite(workdir: Path, quick: bool, models: list, concurrenc
             rows.append(await case(workdir, kind, seed=5))
         for m in models:
             rows.append(await case(workdir, "", model=m))
+            progress(rows[-1])
     return rows
 
 

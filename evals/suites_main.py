@@ -14,9 +14,9 @@ import anyio
 
 from evals.suites_report import SUITES, embedded_model, md_table, run_suites, write_sections
 
-NO_MODEL_NOTE = ("no real model in this run: the embedded-model rows come from "
-                 "`python -m evals.run --suite NAME --model local` (needs the local extra), a "
-                 "served model's from `--model NAME --base-url URL`")
+NO_MODEL_NOTE = ("the embedded model's rows are in the section after this one, written by "
+                 "`python -m evals.run --suite NAME --model local` (needs the local extra); a "
+                 "served model's by `--model NAME --base-url URL`")
 
 
 def _loadavg() -> str:

@@ -58,10 +58,37 @@ def md_table(rows: list[dict]) -> str:
     return "\n".join(out)
 
 
+MODELS_ABOUT = (
+    "rlm and the naive baselines on a real model, scored like the simulated readers' table "
+    "above. The embedded model (`--model local`: SmolLM2-135M through llama-cpp-python, 2 CPU "
+    "cores) runs at the smallest sizes so that a suite stays near 10 minutes: {sizes}.")
+EMBEDDED_SIZES = {
+    "sim": "the --quick fixtures (20,000-line log, 300-line transcript, 180-line notes, the "
+           "repository fixture); rlm only",
+    "sniah": "8k tokens, depth 0.5, both key kinds",
+    "oolong": "100 records, the 4 count questions (count, most common, difference, share)",
+}
+
+
+def split_rows(by_suite: dict[str, list[dict]]) -> dict[str, list[dict]]:
+    """Simulated readers' rows stay in their suite's section; real models' rows go to the
+    suite's "-models" section (its own date and load: it takes minutes, not seconds)."""
+    out: dict[str, list[dict]] = {}
+    for suite, rows in by_suite.items():
+        out[suite] = [r for r in rows if str(r["model"]).startswith("sim:")]
+        real = [r for r in rows if not str(r["model"]).startswith("sim:")]
+        if real:
+            out[f"{suite}-models"] = real
+    return out
+
+
 def section(suite: str, rows: list[dict], meta: dict) -> str:
-    head = [f"<!-- suite:{suite} -->", f"## Suite `{suite}`", "",
+    base = suite.removesuffix("-models")
+    about = ABOUT[suite] if suite in ABOUT else MODELS_ABOUT.format(sizes=EMBEDDED_SIZES[base])
+    title = f"Suite `{base}`" + (", real models" if base != suite else "")
+    head = [f"<!-- suite:{suite} -->", f"## {title}", "",
             f"{meta['date']}, `{meta['command']}`; {meta['machine']}; {meta['wall_s']:.0f}s.",
-            "", ABOUT[suite], ""]
+            "", about, ""]
     return "\n".join(head + [md_table(rows)] + meta.get("extra", {}).get(suite, [])
                      + ["", f"<!-- /suite:{suite} -->"])
 
@@ -69,10 +96,17 @@ def section(suite: str, rows: list[dict], meta: dict) -> str:
 def write_sections(out_dir: Path, by_suite: dict[str, list[dict]], meta: dict) -> Path:
     path = out_dir / "RESULTS.md"
     text = path.read_text("utf-8") if path.exists() else "# rlm eval results\n"
+    by_suite = split_rows(by_suite)
     for suite, rows in by_suite.items():
         new = section(suite, rows, meta)
         rx = re.compile(rf"<!-- suite:{suite} -->.*?<!-- /suite:{suite} -->", re.S)
-        text = rx.sub(lambda _m: new, text) if rx.search(text) else text.rstrip("\n") + "\n\n" + new + "\n"
+        end = f"<!-- /suite:{suite.removesuffix('-models')} -->"
+        if rx.search(text):
+            text = rx.sub(lambda _m: new, text)
+        elif suite.endswith("-models") and end in text:  # right after its suite's own table
+            text = text.replace(end, end + "\n\n" + new, 1)
+        else:
+            text = text.rstrip("\n") + "\n\n" + new + "\n"
     path.write_text(text, "utf-8")
     js = out_dir / "results-suites.json"
     old = json.loads(js.read_text("utf-8")) if js.exists() else {}
