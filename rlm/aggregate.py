@@ -106,6 +106,41 @@ def check(rec: Record, line_text: str, lo: int, hi: int) -> str | None:
     return None
 
 
+_NUMBER = re.compile(r"(?<![\w-])-?\d[\d,]*(?:\.\d+)?")
+
+
+def _words_before(line_text: str, v: float) -> set[str]:
+    """The word right before each place the line shows the value ("Minutes:" in "Minutes: 14")."""
+    flat = " ".join(line_text.split())
+    out = set()
+    for m in _NUMBER.finditer(flat):
+        try:
+            if float(m.group(0).replace(",", "")) != v:
+                continue
+        except ValueError:
+            continue
+        before = flat[:m.start()].rstrip(" $€£")
+        out.add(before.rsplit(" ", 1)[-1] if before else "")
+    return out
+
+
+def value_anchor(shown: list[tuple[str, float]]) -> str | None:
+    """The field the values come from: the word before the value that at least 90% of the
+    valued records share (at least 5 of them). A value elsewhere on its line (a user id, a
+    date) is then the wrong field, and code can tell."""
+    if len(shown) < 5:
+        return None
+    words = Counter(w for text, v in shown for w in _words_before(text, v))
+    if not words:
+        return None
+    word, n = words.most_common(1)[0]
+    return word if word and n >= 0.9 * len(shown) else None
+
+
+def at_anchor(line_text: str, v: float, anchor: str) -> bool:
+    return anchor in _words_before(line_text, v)
+
+
 def item_shape(items: list[str]) -> re.Pattern | None:
     """A pattern for the items' common shape (``R-00012`` -> letters, dash, 5 digits), when at
     least 90% of them share it: code then counts items that no model classified."""

@@ -144,3 +144,21 @@ def test_records_are_checked_against_their_lines():
     assert shape.search(line) and not shape.search("ID: R-0001 ||")
     assert wants("How many more X than Y?") and wants("Which label is the most common?")
     assert not wants("What did the committee decide?")
+
+
+def test_values_from_the_wrong_field_or_from_nowhere_are_never_added(oolong):
+    path, truth = oolong
+    q, key = next((q, k) for q, k in truth["questions"].items()
+                  if k["kind"] == "sum" and not k.get("label"))  # every record's minutes
+    quiet = {k: 0.0 for k in ("offby", "badquote", "fabricate", "dup", "schema", "refuse", "429",
+                              "slow", "drop", "merge", "answer")}
+    rep = ask_sim(path, q, truth, kind="noisy", rates={**quiet, "badvalue": 0.1})
+    recs = truth["sim_key"]["records"]
+    vals = rep.aggregate["value_items"]
+    assert all(recs[i]["value"] == v for i, _p, _l, v in vals)  # no damaged value was added
+    damaged = len(recs) - len(vals)
+    assert damaged > 5 and rep.aggregate["rejected"] == damaged == rep.aggregate["unknown"]
+    first = rep.answer.split("\n\n")[0]
+    lo = int(sum(v for *_x, v in vals))
+    assert first.startswith(f"Sum: at least {lo:,} ") and lo <= key["answer"]
+    assert any("did not check out" in d for d in rep.coverage.declared)
