@@ -29,7 +29,8 @@ _WANTS = re.compile("|".join((
     r"\bwhat (?:fraction|share|percentage|proportion)\b.*\b(?:are|were|have|has)\b",
     r"\b(?:fraction|share|percentage|proportion|number|count) of (?:the |all )?(?:[\w'-]+ ){0,2}"
     + _ITEMS,
-    r"\b(?:per|for each) (?:label|category|type|class|group|kind|user|day|region|customer)\b",
+    r"\b(?:per|for each|grouped by|broken down by) (?:label|category|type|class|group|kind|user|"
+    r"day|week|month|region|country|customer|team|product|service|host)\b",
     r"\btop[- ](?:\d+|two|three|four|five|ten) (?:labels|categories|types|classes|groups)\b",
     # a sum, average or extreme *over the items* ("average duration of the calls")
     r"\b(?:total|sum|average|mean|highest|lowest|maximum|minimum|largest|smallest|longest|"

@@ -159,7 +159,8 @@ class Reader:
         if name == "MapResult":
             return {"findings": self._map(text, qk, rng)}
         if name == "RecordsResult":
-            return {"records": self._records(text, rng)}
+            return {"records": self._records(text, rng, (qk.agg or {}).get("field", "label")
+                                             if qk is not None else "label")}
         if name == "GroupJudgement":
             return self._judge(text, qk)
         if name == "MergeResult":
@@ -276,7 +277,7 @@ class Reader:
     def _invented(rng: random.Random) -> str:
         return f"invented words number {rng.randrange(10**6)} that no line holds"
 
-    def _records(self, text: str, rng: random.Random) -> list[dict]:
+    def _records(self, text: str, rng: random.Random, field: str = "label") -> list[dict]:
         pat = self.key.record_pattern
         if not pat:
             return []
@@ -287,7 +288,7 @@ class Reader:
             rec = self.key.records.get(m.group(1)) if m else None
             if rec is None:
                 continue
-            out.append({"line": n, "item": m.group(1), "label": rec.get("label"),
+            out.append({"line": n, "item": m.group(1), "label": rec.get(field),
                         "value": rec.get("value")})
         if self.kind != "noisy":
             return out
