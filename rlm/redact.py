@@ -199,9 +199,31 @@ def _spans(pattern: re.Pattern, text: str, kind: str, group: int = 0, check=None
             yield Hit(m.start(group), m.end(group), kind, v)
 
 
-def detect(text: str) -> list[Hit]:
+def detect(text: str, known: tuple[str, ...] | list[str] = ()) -> list[Hit]:
     """Non-overlapping hits in text order. Earlier detectors win an overlap, so a password in a
-    URL is not also read as an e-mail address, and a card number not as a phone number."""
+    URL is not also read as an e-mail address, and a card number not as a phone number.
+    `known`: secret values found before (in this run); they and the secrets found here are
+    taken wherever they recur, first (see _recurring)."""
+    hits = _pattern_hits(text)
+    return _resolve(_recurring(text, hits, known) + hits)
+
+
+def _recurring(text: str, hits: list[Hit], known) -> list[Hit]:
+    """Every occurrence of each secret value, longest first: a password seen once in context
+    (`password=X`, `Bearer X`, `://u:X@`) recurs where no pattern sees it (a list of search
+    terms, a quote), and a pattern may see only part of a token seen whole before."""
+    vals = dict.fromkeys(v for v in known if len(v) >= 6)
+    vals.update(dict.fromkeys(h.value for h in hits if h.kind == "SECRET" and len(h.value) >= 6))
+    out: list[Hit] = []
+    for v in sorted(vals, key=len, reverse=True):
+        i = text.find(v)
+        while i >= 0:
+            out.append(Hit(i, i + len(v), "SECRET", v))
+            i = text.find(v, i + len(v))
+    return out
+
+
+def _pattern_hits(text: str) -> list[Hit]:
     hits: list[Hit] = []
     for m in (_PRIVATE_KEY_BLOCK.finditer(text) if "PRIVATE KEY" in text else ()):
         g = 1 if m.group(1) is not None else 2
@@ -228,6 +250,10 @@ def detect(text: str) -> list[Hit]:
     hits += _spans(_PHONE, text, "PHONE", check=_phone_ok)
     hits += _spans(_IPV4, text, "IP", check=_ip_ok)
     hits += _spans(_IPV6, text, "IP", check=lambda v: v.count(":") >= 2 and _ip_ok(v))
+    return hits
+
+
+def _resolve(hits: list[Hit]) -> list[Hit]:
     taken: list[Hit] = []
     occupied: list[tuple[int, int]] = []
     for h in hits:  # priority order: the first detector to claim a span keeps it
@@ -248,6 +274,7 @@ class Redactor:
         self._by_placeholder: dict[str, str] = {}
         self._counters = {k: 0 for k in KINDS}
         self._touched: set[int] = set()  # hashes of the prompts (first user message) with a hit
+        self._secrets: list[str] = []  # SECRET values so far: masked wherever they recur
         self._lock = threading.Lock()
 
     def placeholder(self, kind: str, value: str) -> str:
@@ -259,13 +286,15 @@ class Redactor:
                 ph = f"⟨{kind}_{self._counters[kind]}⟩"
                 self._by_value[key] = ph
                 self._by_placeholder[ph] = value
+                if kind == "SECRET":
+                    self._secrets.append(value)
             return ph
 
     def redact(self, text: str, count_prompt: bool = False) -> str:
         """text with every detected value replaced by its placeholder."""
         if not text:
             return text
-        hits = detect(text)
+        hits = detect(text, tuple(self._secrets))
         if not hits:
             return text
         out, pos = [], 0

@@ -102,6 +102,12 @@ def planted_prose(path, n_par=600, seed=3):
     pars[plant] = ("The lighthouse keeper hid the brass key under the third stair of the "
                    "tower before the storm.")
     pars[plant - 50] = "A key was mentioned here, and another key, and a key again."  # decoy
+    # each of the question's words is on many lines (too common to be an anchor for the
+    # rare-words search): only reading, or ranking, can tell the passage apart
+    for i, word in enumerate(("lighthouse", "keeper", "brass", "hide", "key") * 20):
+        at = (7 * i + 3) % n_par
+        if abs(at - plant) > 1:
+            pars[at] += f" The {word} again."
     path.write_text("\n\n".join(pars) + "\n")
     return 2 * plant + 1  # its line number
 
@@ -126,11 +132,13 @@ def test_fanout_with_nothing_configured_ranks_the_planted_passage_first(tmp_path
 
 def test_direct_with_nothing_configured_ranks_and_says_incomplete(tmp_path):
     p = tmp_path / "services"
-    p.write_text("".join(f"svc{i} {1000 + i}/tcp\n" for i in range(300))
-                 + "ssh 22/tcp # SSH Remote Login Protocol\n")
-    r = rlm("ask", str(p), "which port does ssh use?")
-    assert r.returncode == 3
-    assert "p1** `" in r.stdout and "301| ssh 22/tcp" in r.stdout.split("**p2**")[0]
+    p.write_text("".join(f"svc{i} {1000 + i}/tcp # remote protocol {i}\n" for i in range(300))
+                 + "ssh 22/tcp # SSH Remote Login Protocol\n"
+                 + "".join(f"login{i} {2000 + i}/udp # login daemon\n" for i in range(20)))
+    r = rlm("ask", str(p), "which protocol is for remote login?")  # common words only
+    assert r.returncode == 3, r.stdout
+    assert "Strategy: **direct**" in r.stdout and "too common to be an anchor" in r.stdout
+    assert "p1** `" in r.stdout and "301| ssh 22/tcp" in r.stdout  # among the ranked passages
 
 
 def test_model_local_without_the_extra_is_one_line(tmp_path):

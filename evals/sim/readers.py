@@ -18,7 +18,7 @@ import re
 import threading
 from typing import Any
 
-from evals.sim import audit_reader, counting, damage
+from evals.sim import audit_reader, counting, damage, obey
 from evals.sim.key import Item, QuestionKey, SimKey
 
 NUMBERED = re.compile(r"^(\d+)\| ?(.*)$", re.M)
@@ -175,6 +175,9 @@ class Reader:
             return out
         if name == "ModuleResult":
             out = audit_reader.module_result(text, qk)
+            if self.kind == "adversarial":
+                out = obey.module(out, audit_reader.module_rows(text), self.key.instructions,
+                                  self._note, TAG_OBEY)
             if self.kind == "noisy":
                 out = audit_reader.damage_module(out, rng, self.rates, self._note, TAG_FAB)
             return out
@@ -182,6 +185,11 @@ class Reader:
             return {"purpose": "Code of this part of the repository", "key_apis": []}
         if name == "PhraseResult":
             return audit_reader.phrase_result(candidates(text), qk)
+        if name in ("RiskPickResult", "PickResult") and self.kind == "adversarial":
+            picks = obey.picks(self._picks(text, qk), candidates(text), self.key.instructions,
+                               self._note, TAG_OBEY)
+            sev = {"severity": "medium"} if name == "RiskPickResult" else {}
+            return {"picks": [{**p, **sev} for p in picks]}
         if name == "RiskPickResult":
             return {"picks": [{**p, "severity": "medium"} for p in self._picks(text, qk)]}
         if name == "PickResult":
@@ -290,6 +298,8 @@ class Reader:
                 continue
             out.append({"line": n, "item": m.group(1), "label": rec.get(field),
                         "value": rec.get("value")})
+        if self.kind == "adversarial":
+            return obey.records(out, shown_lines(text), self.key.instructions, self._note, TAG_OBEY)
         if self.kind != "noisy":
             return out
         kept, text_of = [], dict(shown_lines(text))

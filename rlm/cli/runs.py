@@ -166,6 +166,11 @@ def resume_cmd(
         _fail(f"run {rid} read {path}, which no longer exists", EXIT_USAGE)
     if path == "-":
         _fail(f"run {rid} read stdin; resume it with `rlm ask - QUESTION --resume {rid}`", EXIT_USAGE)
+    from rlm.store.record_mask import cannot_resume, masked_question
+
+    if masked_question(r):
+        _fail(cannot_resume(r, f"resume it with `rlm ask PATH QUESTION --resume {rid}`"),
+              EXIT_USAGE)
     names = {f.name for f in fields(AskOptions)}
     kw = {k: v for k, v in o.items() if k in names and k not in ("api_key", "resume", "argv")}
     for k, v in (("model", model), ("base_url", base_url), ("concurrency", concurrency),

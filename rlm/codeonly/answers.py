@@ -25,16 +25,36 @@ TOP_PASSAGES = 5
 PASSAGE_CHARS = 240
 
 
-def adjust_decision(dec: Decision, probe, question: str, n_sources: int) -> Decision:
-    if dec.forced or dec.strategy != "direct":
+def adjust_decision(dec: Decision, probe, question: str, n_sources: int,
+                    sources=None) -> Decision:
+    if dec.forced or dec.strategy not in ("direct", "fanout"):
         return dec
+    instead = "instead of a direct read" if dec.strategy == "direct" else "instead of ranking"
     if dec.anchors:
         return Decision("grep", dec.reasons + ["no model: code searches for the anchors "
-                                               "instead of a direct read"], dec.anchors)
-    if probe.kind == "log" and n_sources == 1 and is_open_question(question):
+                                               f"{instead}"], dec.anchors, counted=dec.counted)
+    if dec.strategy == "direct" and probe.kind == "log" and n_sources == 1 and \
+            is_open_question(question):
         return Decision("profile", dec.reasons + ["no model: code profiles the log instead "
                                                   "of a direct read"], dec.anchors)
-    return dec
+    return rare_words_decision(dec, probe, question, sources, instead)
+
+
+def rare_words_decision(dec: Decision, probe, question: str, sources, instead: str) -> Decision:
+    """No anchors: the weak candidates (when the gate did not count them, on a small corpus),
+    then the plain content words, each counted by code; the rare ones are searched for."""
+    from rlm.codeonly.word_anchors import rare_words
+    from rlm.strategies.gate import rare_anchors
+
+    counted = [] if dec.counted else rare_anchors(question, sources, probe)
+    counted += rare_words(question, sources, probe.lines)
+    anchors = [r.candidate for r in counted if r.rare]
+    reasons = dec.reasons + [r.reason() for r in counted]
+    if not anchors:
+        return Decision(dec.strategy, reasons, [], counted=True)
+    return Decision("grep", reasons + [
+        "no model: code searches for the question's rare words "
+        f"({', '.join(repr(a) for a in anchors)}) {instead}"], anchors, counted=True)
 
 
 def grep_items(hits) -> list[tuple[str, int, str]]:

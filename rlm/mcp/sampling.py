@@ -5,8 +5,10 @@ the user text the one message, and the JSON schema is stated in the system promp
 no structured-output mode). The reply is parsed here and validated by the caller exactly as for
 any model (rlm.engine.call: schema validation, retries with the error, then a failed chunk).
 
-Sampling needs a back-channel from server to client: the client must declare the `sampling`
-capability on a handshake-era connection (protocol up to 2025-11-25). Where it cannot,
+On a handshake-era connection (protocol up to 2025-11-25) each call is a `sampling/createMessage`
+request over the back-channel; on a 2026-07-28 connection, which has none, the requests go to
+the client in the tool call's InputRequiredResult rounds (RoundSamplingModel, rlm.mcp.rounds).
+Either way the client must declare the `sampling` capability; where it does not,
 `sampling_unavailable` says why in one line and the tool runs code-only instead.
 """
 
@@ -143,3 +145,24 @@ def code_only_model(why: str) -> tuple[Any, str]:
         return _NoModel(why), (f"{why}: no model reads this run, and this build has no "
                                "code-only mode, so chunks only a model could read are failed")
     return CodeOnlyModel(), f"{why}: running code-only"
+
+
+class RoundSamplingModel(SamplingModel):
+    """Sampling on a 2026-07-28 connection: each request waits for the client's next round of
+    the same tool call (rlm.mcp.rounds), since the server cannot send it a request mid-call."""
+
+    def __init__(self, conversation: Any, context_tokens: int = DEFAULT_CONTEXT_TOKENS):
+        super().__init__(None, context_tokens)
+        self._conv = conversation
+
+    async def _sample(self, convo: list, system: str, limits: Limits) -> Any:
+        from mcp_types import CreateMessageRequest, CreateMessageRequestParams, CreateMessageResult
+
+        req = CreateMessageRequest(params=CreateMessageRequestParams(
+            messages=convo, max_tokens=limits.max_tokens, system_prompt=system or None,
+            temperature=limits.temperature))
+        resp = await self._conv.sample(req, limits.timeout)
+        if not isinstance(resp, CreateMessageResult):
+            resp = CreateMessageResult.model_validate(
+                resp.model_dump(mode="json", by_alias=True, exclude_none=True))
+        return resp

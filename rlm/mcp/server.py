@@ -5,6 +5,7 @@ stdout belongs to the protocol on stdio: rlm writes its warnings to stderr only.
 
 from __future__ import annotations
 
+import functools
 import logging
 import warnings
 
@@ -15,6 +16,7 @@ from mcp_types import ToolAnnotations
 import rlm
 from rlm.errors import UsageError
 from rlm.mcp import descriptions as d
+from rlm.mcp import rounds
 from rlm.mcp.config import ServerConfig
 from rlm.mcp.roots import Roots
 from rlm.mcp.tools import RlmTools
@@ -41,8 +43,22 @@ def build_server(cfg: ServerConfig) -> MCPServer:
                           (tools.show, d.SHOW, read_only), (tools.resume, d.RESUME, model_run),
                           (tools.grep, d.GREP, read_only),
                           (tools.read_lines, d.READ_LINES, read_only)):
-        server.add_tool(fn, name=fn.__name__, description=desc, annotations=ann)
+        server.add_tool(_with_rounds(fn), name=fn.__name__, description=desc, annotations=ann)
     return server
+
+
+def _with_rounds(fn):
+    """The tool, answering this round's InputRequiredResult when it needs the client's input
+    first (2026-07-28 connections: rlm.mcp.rounds). Same signature, for the SDK's schemas."""
+
+    @functools.wraps(fn)
+    async def tool(*args, **kwargs):
+        try:
+            return await fn(*args, **kwargs)
+        except rounds.InputNeeded as e:
+            return e.result
+
+    return tool
 
 
 def parse_http(spec: str) -> tuple[str, int]:

@@ -17,12 +17,13 @@ from mcp_types import CallToolResult, ClientCapabilities, RootsCapability, TextC
 from pydantic import BaseModel, Field
 
 from rlm.errors import RlmError, UsageError
-from rlm.mcp import bounded, runs
+from rlm.mcp import bounded, rounds, runs
 from rlm.mcp.config import ServerConfig
 from rlm.mcp.progress import ProgressRelay, run_in_worker
 from rlm.mcp.roots import Roots
 from rlm.mcp.runs import RunsResult
-from rlm.mcp.sampling import SamplingModel, code_only_model, sampling_unavailable
+from rlm.mcp.sampling import (RoundSamplingModel, SamplingModel, code_only_model,
+                              sampling_unavailable)
 from rlm.mcp.summary import report_result
 from rlm.schemas import Report
 from rlm.schemas_repo import AuditReport, MineReport
@@ -40,7 +41,7 @@ def one_line_errors() -> Iterator[None]:
     """rlm's errors become the tool's one-line error; anything else too, without a traceback."""
     try:
         yield
-    except ToolError:
+    except (ToolError, rounds.InputNeeded):
         raise
     except RlmError as e:
         raise ToolError(str(e)) from None
@@ -63,9 +64,20 @@ class RlmTools:
         self.roots = Roots(cfg.roots)
 
     # -- shared ---------------------------------------------------------------------------------
-    async def _roots(self, ctx: Context) -> tuple[Roots, list[str]]:
+    async def _roots(self, ctx: Context, keep: bool = False) -> tuple[Roots, list[str]]:
         """The server's roots plus those this client declares (asked per call: roots are per
-        client, and a client may change them)."""
+        client, and a client may change them). On a 2026-07-28 connection the roots come in the
+        call's first InputRequiredResult round (rounds.InputNeeded), kept for its later rounds
+        when `keep` (a run that may sample)."""
+        if rounds.is_modern(ctx):
+            if not rounds.declares(ctx, "roots"):
+                return self.roots, []
+            conv = rounds.conversation(ctx)
+            if conv.client_roots is None:
+                raise rounds.InputNeeded(conv.ask_roots())
+            if not keep:
+                rounds.forget(conv)
+            return self.roots.with_client(conv.client_roots)
         s = ctx.session
         if not (s.check_client_capability(ClientCapabilities(roots=RootsCapability()))
                 and s.can_send_request):
@@ -77,16 +89,52 @@ class RlmTools:
             return self.roots, [f"the client's roots could not be listed ({type(e).__name__})"]
         return self.roots.with_client([str(r.uri) for r in res.roots])
 
-    def _model(self, ctx: Context, opts: Any) -> tuple[Any, str | None]:
+    def _model(self, ctx: Context, opts: Any,
+               conv: rounds.Conversation | None) -> tuple[Any, str | None]:
         """(model to pass to the run or None to resolve from opts, one-line notice)."""
         if not self.cfg.sampling:
             return None, None
         from rlm import store
 
-        why = sampling_unavailable(ctx)
+        if conv is not None:  # 2026-07-28: the requests go in the call's rounds
+            return store.wrap_model(RoundSamplingModel(conv, self.cfg.sampling_context), opts), None
+        why = ("the MCP client does not support sampling" if rounds.is_modern(ctx)
+               else sampling_unavailable(ctx))
         if why is None:
             return store.wrap_model(SamplingModel(ctx, self.cfg.sampling_context), opts), None
         return code_only_model(why)
+
+    def _in_rounds(self, ctx: Context) -> rounds.Conversation | None:
+        """The call's conversation when its sampling goes in InputRequiredResult rounds."""
+        if self.cfg.sampling and rounds.is_modern(ctx) and rounds.declares(ctx, "sampling"):
+            return rounds.conversation(ctx)
+        return None
+
+    async def _run(self, ctx: Context, opts: Any, run: Any, resumable: bool,
+                   notes: list[str]) -> CallToolResult:
+        """run(model, interrupt, on_event) in a worker thread with progress; on a 2026-07-28
+        connection with sampling, across the call's rounds (a later round continues the run)."""
+        conv = self._in_rounds(ctx)
+        if conv is not None and conv.task is not None:
+            return _round_result(conv, await conv.next_round(ctx))
+        model, notice = self._model(ctx, opts, conv)
+        if conv is not None and hasattr(opts, "concurrency"):  # the client bounds rounds, not calls
+            opts.concurrency = max(opts.concurrency or 1, rounds.ROUND_BATCH)
+
+        async def work(interrupt, on_event):  # in the worker thread (rlm.mcp.worker)
+            try:
+                return await run(model, interrupt, on_event)
+            finally:
+                if model is not None:
+                    await model.aclose()
+
+        relay = ProgressRelay(ctx)
+        notes = ([notice] if notice else []) + notes
+        if conv is None:
+            return report_result(await run_in_worker(work, relay, resumable=resumable), notes)
+        conv.notes = notes
+        conv.start(lambda: run_in_worker(work, relay, resumable=resumable), relay)
+        return _round_result(conv, await conv.next_round(ctx))
 
     def _ask_options(self, strategy: str | None, max_calls: int | None,
                      max_tokens: int | None, recorded: dict | None = None, resume: str | None = None):
@@ -114,33 +162,15 @@ class RlmTools:
                        notes: list[str]) -> CallToolResult:
         from rlm.api import ask_async
 
-        model, notice = self._model(ctx, opts)
-
-        async def work(interrupt, on_event):  # in the worker thread (rlm.mcp.worker)
-            try:
-                return await ask_async(path, question, opts, model=model, on_event=on_event,
-                                       interrupt=interrupt)
-            finally:
-                if model is not None:
-                    await model.aclose()
-
-        rep = await run_in_worker(work, ProgressRelay(ctx), resumable=True)
-        return report_result(rep, ([notice] if notice else []) + notes)
+        return await self._run(ctx, opts, lambda model, interrupt, on_event: ask_async(
+            path, question, opts, model=model, on_event=on_event, interrupt=interrupt),
+            True, notes)
 
     async def _repo_run(self, ctx: Context, opts: Any, run: Any) -> CallToolResult:
-        """audit or mine: run(model, on_event) in a worker thread with progress; not
-        resumable, so a cancellation stops it at once."""
-        model, notice = self._model(ctx, opts)
-
-        async def work(_interrupt, on_event):
-            try:
-                return await run(model, on_event)
-            finally:
-                if model is not None:
-                    await model.aclose()
-
-        rep = await run_in_worker(work, ProgressRelay(ctx), resumable=False)
-        return report_result(rep, [notice] if notice else [])
+        """audit or mine: run(model, on_event); not resumable, so a cancellation stops it at
+        once."""
+        return await self._run(ctx, opts, lambda model, _i, on_event: run(model, on_event),
+                               False, [])
 
     # -- tools ----------------------------------------------------------------------------------
     async def ask(self, path: PathArg,
@@ -151,14 +181,14 @@ class RlmTools:
                   max_calls: MaxCalls = None, max_tokens: MaxTokens = None,
                   ) -> Annotated[CallToolResult, Report]:
         with one_line_errors():
-            roots, notes = await self._roots(ctx)
+            roots, notes = await self._roots(ctx, keep=True)
             real = roots.resolve(path)
             opts = self._ask_options(strategy, max_calls, max_tokens)
             return await self._run_ask(ctx, str(real), question, opts, notes)
 
     async def resume(self, run_id: RunArg, ctx: Context) -> Annotated[CallToolResult, Report]:
         with one_line_errors():
-            roots, notes = await self._roots(ctx)
+            roots, notes = await self._roots(ctx, keep=True)
             rid, path, question, recorded = runs.resume_target(roots, run_id)
             opts = self._ask_options(None, None, None, recorded=recorded, resume=rid)
             return await self._run_ask(ctx, path, question, opts, notes)
@@ -170,7 +200,7 @@ class RlmTools:
         from rlm.audit import AuditOptions, audit_async, parse_lenses
 
         with one_line_errors():
-            roots, _ = await self._roots(ctx)
+            roots, _ = await self._roots(ctx, keep=True)
             real = roots.resolve(repo, "repo")
             if not real.is_dir():
                 raise UsageError(f"{repo} is not a folder: audit takes a repository folder")
@@ -188,7 +218,7 @@ class RlmTools:
         from rlm.mine import MineOptions, mine_async
 
         with one_line_errors():
-            roots, _ = await self._roots(ctx)
+            roots, _ = await self._roots(ctx, keep=True)
             real = roots.resolve(repo, "repo")
             if not real.is_dir():
                 raise UsageError(f"{repo} is not a folder: mine takes a repository folder")
@@ -245,6 +275,12 @@ class RlmTools:
             res = await anyio.to_thread.run_sync(bounded.read_lines, real, path, start, end)
             text = [res.statement] + [f"{x.line}: {x.text}" for x in res.lines]
             return _result("\n".join(text), res)
+
+
+def _round_result(conv: rounds.Conversation, got: tuple[str, Any]) -> Any:
+    """This round's InputRequiredResult, or the finished run's report."""
+    kind, value = got
+    return value if kind == "input" else report_result(value, conv.notes)
 
 
 def _result(text: str, model: BaseModel) -> CallToolResult:

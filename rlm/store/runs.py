@@ -22,6 +22,7 @@ import orjson
 from rlm.errors import UsageError
 from rlm.store.db import connect, data_dir, warn
 from rlm.store.migrations import runs_migrations
+from rlm.store.record_mask import apply, typed_masks
 from rlm.store.secrets import dumps, redact_argv, redact_url, scrub, secret_values
 
 # events written to the run record (progress-only events such as "start" are not)
@@ -120,16 +121,18 @@ class RunStore:
     # -- writing
     def start(self, run_id: str, *, command: str, argv: list[str], options: dict, corpus: str,
               question: str, resumed_from: str | None = None,
-              secrets: list[str] | None = None) -> Recorder:
+              secrets: list[str] | None = None, masks: list[tuple[str, str]] = ()) -> Recorder:
+        """``masks``: (value, placeholder) pairs replaced in everything this run stores."""
         secrets = secret_values() if secrets is None else secrets
+        m = list(masks)
         with self._lock:
             self._con.execute(
                 "INSERT INTO runs (id, created, command, argv, options, corpus, question, status, "
                 "resumed_from, pid) VALUES (?, ?, ?, ?, ?, ?, ?, 'running', ?, ?)",
-                (run_id, time.time(), scrub(command, secrets), dumps(argv, secrets),
-                 dumps(options, secrets), scrub(corpus, secrets), scrub(question, secrets),
-                 resumed_from, os.getpid()))
-        return Recorder(self, run_id, secrets)
+                (run_id, time.time(), scrub(command, secrets, m), dumps(argv, secrets, m),
+                 dumps(options, secrets, m), scrub(corpus, secrets, m),
+                 scrub(question, secrets, m), resumed_from, os.getpid()))
+        return Recorder(self, run_id, secrets, m)
 
 
 def _alive(pid: int | None) -> bool:
@@ -151,8 +154,10 @@ def _alive(pid: int | None) -> bool:
 class Recorder:
     """Appends one run's events as they happen and writes its final report."""
 
-    def __init__(self, store: RunStore, run_id: str, secrets: list[str]):
+    def __init__(self, store: RunStore, run_id: str, secrets: list[str],
+                 masks: list[tuple[str, str]] | None = None):
         self.store, self.run_id, self.secrets = store, run_id, secrets
+        self.masks = masks or []  # what the user typed, when the run redacts
         self.mask: Callable[[Any], Any] | None = None  # --redact-report: the run's Redactor
         self.seq = 0
         self.broken = False
@@ -168,7 +173,8 @@ class Recorder:
             with self.store._lock:
                 self.store._con.execute("INSERT INTO events VALUES (?, ?, ?, ?, ?)",
                                         (self.run_id, seq, time.time(), kind,
-                                         dumps(self._masked(data), self.secrets)))
+                                         dumps(self._masked(data), self.secrets,
+                                               self.masks)))
                 if kind == "gate":
                     self.store._con.execute("UPDATE runs SET strategy = ? WHERE id = ?",
                                             (data.get("strategy"), self.run_id))
@@ -206,7 +212,8 @@ class Recorder:
                      cov["chunks_total"], cov["chunks_ok"],
                      len({f["chunk"] for f in cov["chunks_failed"]}),  # one chunk, several files
                      u["prompt_tokens"] + u["completion_tokens"], u["calls"], u["cached_calls"],
-                     dumps(self._masked(rep), self.secrets), stopped, self.run_id))
+                     dumps(self._masked(rep), self.secrets, self.masks), stopped,
+                     self.run_id))
             else:
                 while isinstance(error, BaseExceptionGroup) and error.exceptions:
                     error = error.exceptions[0]
@@ -214,7 +221,8 @@ class Recorder:
                 if isinstance(error, (KeyboardInterrupt,)):
                     msg = "interrupted"
                 self.store.execute("UPDATE runs SET finished = ?, status = 'error', error = ? "
-                                   "WHERE id = ?", (time.time(), scrub(msg, self.secrets)[:500],
+                                   "WHERE id = ?", (time.time(),
+                                                    scrub(msg, self.secrets, self.masks)[:500],
                                                     self.run_id))
         except Exception as e:  # noqa: BLE001 - never fail a run for its record
             warn(f"could not write the run record ({e})")
@@ -258,7 +266,9 @@ def record_run(run, path: str, question: str, opts) -> Recorder | None:
         old = store.get(resumed_from)
         o = old.get("options") or {}
         here = path if path == "-" else os.path.abspath(path)
-        if old.get("question") != question or (o.get("path_abs") and o["path_abs"] != here):
+        keys = secret_values([getattr(opts, "api_key", None)])  # the question as it is stored
+        stored = {question, scrub(question, keys), scrub(question, keys, typed_masks(question, []))}
+        if old.get("question") not in stored or (o.get("path_abs") and o["path_abs"] != here):
             raise UsageError(f"run {resumed_from} asked {old.get('question')!r} about "
                              f"{o.get('path_abs') or old.get('corpus')}; --resume re-runs the same "
                              "question on the same corpus")
@@ -270,11 +280,15 @@ def record_run(run, path: str, question: str, opts) -> Recorder | None:
     else:
         argv = []
         command = f"{opts.command} {_quote(path)} {_quote(question)}"
+    policy = getattr(run, "redaction", None)
+    masks = typed_masks(question, argv) if policy is not None and policy.enabled else []
+    options = _options(opts, path)
+    if masks:
+        options["question_masked"] = apply(question, masks) != question
     try:
-        rec = store.start(run.run_id, command=command, argv=argv,
-                          options=_options(opts, path),
+        rec = store.start(run.run_id, command=command, argv=argv, options=options,
                           corpus=path, question=question, resumed_from=resumed_from,
-                          secrets=secrets)
+                          secrets=secrets, masks=masks)
     except Exception as e:  # noqa: BLE001 - never fail a run for its record
         warn(f"run records unavailable ({e}); this run is not recorded")
         return None

@@ -21,7 +21,12 @@ def secret_values(extra: list[str | None] | None = None) -> list[str]:
     return sorted((v.strip() for v in vals), key=len, reverse=True)
 
 
-def scrub(text: str, secrets: list[str]) -> str:
+def scrub(text: str, secrets: list[str], masks: list[tuple[str, str]] = ()) -> str:
+    """text without API keys and secret-looking env values (***), and with the values in
+    ``masks`` (what the user typed, when the run redacts: rlm.store.record_mask) replaced."""
+    for value, ph in masks:
+        if value and value in text:
+            text = text.replace(value, ph)
     for s in secrets:
         if s and s in text:
             text = text.replace(s, "***")
@@ -71,8 +76,8 @@ def redact_argv(argv: list[str], secrets: list[str] | None = None) -> list[str]:
     return out
 
 
-def dumps(obj: Any, secrets: list[str]) -> str:
-    return scrub(orjson.dumps(obj, default=_default).decode(), secrets)
+def dumps(obj: Any, secrets: list[str], masks: list[tuple[str, str]] = ()) -> str:
+    return scrub(orjson.dumps(obj, default=_default).decode(), secrets, masks)
 
 
 def _default(o: Any) -> Any:

@@ -42,7 +42,8 @@ async def run(ctx: Context) -> Result:
 
     w = next((w for _, w in windows.values() if w), None)
     if w:
-        res.cov.declared.append(window_note(w, {p: r for p, (r, _) in windows.items()}))
+        res.cov.declared.append(window_note(w, {p: r for p, (r, _) in windows.items()},
+                                            {s.display: s.line_count for s in ctx.corpus.sources}))
     await map_chunks(ctx, res, chunks, max_bytes)
     return res
 

@@ -37,6 +37,7 @@ class Decision:
     reasons: list[str] = field(default_factory=list)
     anchors: list[str] = field(default_factory=list)
     forced: bool = False
+    counted: bool = False  # the question's weak candidates were counted in the corpus
     replaced: str | None = None  # the size strategy a counting strategy took the place of
 
 
@@ -70,7 +71,7 @@ def decide(probe: Probe, question: str, usable_tokens: int, est_tokens: int,
     if code_only:
         from rlm.codeonly.answers import adjust_decision
 
-        dec = adjust_decision(dec, probe, question, n_sources)
+        dec = adjust_decision(dec, probe, question, n_sources, sources)
     if dec.strategy == "grep" and not dec.anchors:
         raise UsageError("--strategy grep needs anchors in the question (quoted text or ids)")
     if window_note:
@@ -97,6 +98,13 @@ def by_size(probe: Probe, question: str, usable_tokens: int, est_tokens: int,
             f"{usable_tokens:,} tokens, so one direct call reads all of it"], anchors)
     why = [f"too big for one call ({size}; ~{est_tokens:,} tokens vs a usable window of "
            f"{usable_tokens:,})"]
+    dec = _too_big(probe, question, anchors, why, sources)
+    dec.counted = True
+    return dec
+
+
+def _too_big(probe: Probe, question: str, anchors: list[str], why: list[str],
+             sources: list[TextSource] | None) -> Decision:
     if not anchors:  # weak candidates (keen-jacket, follow-up): anchors only if rare here
         counted = rare_anchors(question, sources, probe)
         anchors = [r.candidate for r in counted if r.rare]
