@@ -152,6 +152,9 @@ def _count_answer(op: Op, tally: Tally, ranked: list[str], why: str) -> tuple[li
         top = ranked[-1] if op.least else ranked[0]
         out = [f"The {'least' if op.least else 'most'} common label is '{top}' ({c[top]:,} of "
                f"{total:,} records)."]
+        tied = [lab for lab in ranked if lab != top and c[lab] == c[top]]
+        if tied:  # a tie is said, not hidden by the alphabetical order that broke it
+            out[0] = out[0][:-1] + ", tied with " + ", ".join(f"'{t}'" for t in tied) + "."
         if u:
             other = ranked[-2] if op.least else ranked[1] if len(ranked) > 1 else top
             gap = abs(c[top] - c[other])
