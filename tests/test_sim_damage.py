@@ -28,7 +28,7 @@ from rlm.models.openai_compat import OpenAICompatModel, reset_mode_cache  # noqa
 from rlm.schemas import Finding, Source  # noqa: E402
 
 QUIET = {k: 0.0 for k in ("offby", "badquote", "fabricate", "drop", "dup", "schema", "refuse",
-                          "slow", "429", "merge", "answer")}
+                          "slow", "429", "merge", "answer", "badvalue")}
 
 
 def _findings(n: int = 24) -> list[Finding]:
