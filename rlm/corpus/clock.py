@@ -68,7 +68,8 @@ class Clock:
     def label(self, t: float, seconds: bool = True) -> str:
         d = as_datetime(t)
         s = d.strftime("%H:%M:%S" if seconds else "%H:%M")
-        if self.span >= 86_400 or as_datetime(self.start[0]).date() != as_datetime(self.end[-1]).date():
+        first, last = as_datetime(self.start[0]), as_datetime(self.end[-1])
+        if self.span >= 86_400 or first.date() != last.date():
             s = d.strftime("%b %d ") + s + (f" {d.year}" if has_year(d) else "")
         return s
 
@@ -90,7 +91,8 @@ def clock_of(t0, t1) -> tuple[Clock | None, str]:
             t = t1[b - 1] if b and not math.isnan(t1[b - 1]) else prev
         if not math.isnan(prev) and not math.isnan(t) and t < prev:
             if prev - t > BACKSTEP_S:
-                return None, "the lines' times go back (files that overlap in time, or a clock reset)"
+                return None, ("the lines' times go back (files that overlap in time, or a "
+                              "clock reset)")
             t = prev  # a few lines written out of order
         start.append(t)
         prev = t if not math.isnan(t) else prev

@@ -283,7 +283,8 @@ class BlockReader:
                 return None
             tc = self.tc
             start = tc.block_offset[bid]
-            same_file = bid + 1 < len(tc.block_offset) and tc.block_file[bid + 1] == tc.block_file[bid]
+            same_file = (bid + 1 < len(tc.block_offset)
+                         and tc.block_file[bid + 1] == tc.block_file[bid])
             end = tc.block_offset[bid + 1] if same_file else None
             with open(self.paths[tc.block_file[bid]], "rb") as fh:
                 fh.seek(start)
@@ -315,17 +316,31 @@ def lines_in_block(paths: list, tc: TemplateCounter, bid: int, template: bytes) 
 
 def count_line_ranges(src, ranges: list[tuple[int, int]], keep: int = 20,
                       max_templates: int = 200_000) -> TemplateCounter:
-    """Only lines first..last of each range (a time window); line numbers stay the file's.
+    """Only lines first..last of each range (a time window); line numbers stay the file's,
+    or a folder's global ones (`src` a LogSet: each range is cut at the files' bounds).
     The rate rules do not run on such a count (its windows are not evenly spaced)."""
     tc = TemplateCounter(keep, max_templates)
     tc.counted = 0
     block = block_size(sum(b - a + 1 for a, b in ranges) * 100)
-    for first, last in ranges:
-        a = src.offsets[first - 1]
-        b = src.offsets[last] if last < src.line_count else src.size
-        tc.lines = first - 1  # feed numbers the block's lines from here
-        for at, m in masked_blocks(read_blocks(src.path, a, b, block), 2):
+    for f, first, last, base in _file_pieces(src, ranges):
+        a = f.offsets[first - 1]
+        b = f.offsets[last] if last < f.line_count else f.size
+        tc.lines = base + first - 1  # feed numbers the block's lines from here
+        for at, m in masked_blocks(read_blocks(f.path, a, b, block), 2):
             checkpoint(at)
             tc.feed(m, at)
         tc.counted += last - first + 1
     return tc
+
+
+def _file_pieces(src, ranges: list[tuple[int, int]]):
+    """(file, first, last in that file, global line number of its line 0) per range piece."""
+    files = getattr(src, "sources", None)
+    if files is None:
+        yield from ((src, a, b, 0) for a, b in ranges)
+        return
+    for first, last in ranges:
+        for f, start in zip(files, src.starts):
+            a, b = max(first, start + 1), min(last, start + f.line_count)
+            if a <= b:
+                yield f, a - start, b - start, start

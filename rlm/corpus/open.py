@@ -67,8 +67,7 @@ def _open_folder(root: Path, display: str) -> Corpus:
     skipped: list[dict] = []
     kinds: set[str] = set()
     for s in res.skipped:
-        incomplete = s.reason.startswith("unreadable")
-        skipped.append({"path": s.path, "reason": s.reason, "incomplete": incomplete})
+        skipped.append({"path": s.path, "reason": s.reason, "incomplete": s.incomplete})
     total_b = total_l = 0
     samples: list[str] = []
     notes: list[str] = []

@@ -99,7 +99,7 @@ def profile_log(src: TextSource | LogSet, rare_max: int | None = None, keep: int
     """One pass over the file (or each file of a folder, in time order), then the rules. A
     template is rare when seen at most `rare_max` times (default: 1 on small logs rising to 5
     at 100,000 lines, then 0.001%). Line numbers are global over a LogSet (see `locate`)."""
-    if line_ranges is not None and not isinstance(src, LogSet):  # a time window
+    if line_ranges is not None:  # a time window (a folder's: global line numbers)
         tc = count_line_ranges(src, line_ranges, keep, max_templates)
     else:
         tc = _count(src, keep, max_templates)

@@ -132,7 +132,33 @@ def keep_in(lines: list[int], ranges: list[tuple[int, int]]) -> list[int]:
     return [ln for ln in lines if any(a <= ln <= b for a, b in ranges)]
 
 
-def window_note(w: Window, per_file: dict[str, list[tuple[int, int]]]) -> str:
+def folder_window_lines(logs, w: Window) -> tuple[list[tuple[int, int]],
+                                                  dict[str, list[tuple[int, int]]]]:
+    """A folder of logs (rlm.corpus.logset.LogSet): the window's line ranges in the folder's
+    global numbering, and per file in its own numbering (each file searched by time)."""
+    glob: list[tuple[int, int]] = []
+    per_file: dict[str, list[tuple[int, int]]] = {}
+    for f, start in zip(logs.sources, logs.starts):
+        r = window_lines(f, w)
+        per_file[f.display] = r
+        glob += [(start + a, start + b) for a, b in r]
+    return glob, per_file
+
+
+def window_note(w: Window, per_file: dict[str, list[tuple[int, int]]],
+                totals: dict[str, int] | None = None) -> str:
+    """What the window kept, per file; with `totals` (lines per file), what it left out."""
     spans = "; ".join(f"{p}: " + (", ".join(f"{a:,}-{b:,}" for a, b in r[:3]) or "no lines")
-                      for p, r in list(per_file.items())[:3])
-    return f"restricted to the time window {w.label} ({spans})"
+                      for p, r in list(per_file.items())[:5])
+    more = f"; {len(per_file) - 5} more files" if len(per_file) > 5 else ""
+    note = f"restricted to the time window {w.label} ({spans}{more})"
+    if totals:
+        kept = sum(b - a + 1 for r in per_file.values() for a, b in r)
+        total = sum(totals.values())
+        none = [p for p, r in per_file.items() if not r]
+        note += (f": {kept:,} of {total:,} lines are in it; the other {total - kept:,} lines, "
+                 "outside the window, were left out")
+        if none:
+            note += f" (files with no line in it: {', '.join(none[:5])}" + (
+                f" and {len(none) - 5} more)" if len(none) > 5 else ")")
+    return note

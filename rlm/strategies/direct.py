@@ -1,13 +1,16 @@
 """Direct: one call reads the whole (small, single-file) corpus; its cites become findings
-after rlm.evidence checks that each cited line exists."""
+after rlm.evidence checks that each cited line exists. A log question with a time window
+("between 14:00 and 14:30") shows the model only the window's lines."""
 
 from __future__ import annotations
 
 from rlm import evidence
 from rlm.corpus.chunk import Chunk, Part, ShownLines
 from rlm.corpus.lines import MAX_LINE_CHARS
+from rlm.corpus.timewindow import log_window, window_note
 from rlm.estimate import announce
 from rlm.run import fit
+from rlm.run.events import Gate
 from rlm.run.window import PROMPT_OVERHEAD_TOKENS
 from rlm.schemas import Estimate
 from rlm.support import supports
@@ -22,6 +25,15 @@ async def run(ctx: Context) -> Result:
     res = ctx.new_result()
     src = ctx.corpus.sources[0]
     chunk = Chunk("c0001", (Part(src.display, 1, src.line_count),), src)
+    ranges, w = log_window(ctx.corpus.probe.kind, src, ctx.q)
+    if w is not None:  # only the window's lines are shown (and can be cited)
+        res.cov.declared.append(window_note(w, {src.display: ranges},
+                                            {src.display: src.line_count}))
+        if not ranges:
+            res.answer_parts.append(f"No line of the log falls in the time window {w.label}; "
+                                    "no model call was made.")
+            return res
+        chunk = Chunk("c0001", tuple(Part(src.display, a, b) for a, b in ranges), src)
     material = chunk.numbered_text(MAX_LINE_CHARS)
     est = (fit.estimate(ctx.model, material) if src.size < EXACT_COUNT_MAX_BYTES
            else ctx.est_tokens(src.size))
@@ -33,7 +45,7 @@ async def run(ctx: Context) -> Result:
         return res
     announce(ctx, res.estimate)  # measured-speed seconds; progress flags a 3x overrun
     o = await one_call(ctx, "direct", chunk, material=material)
-    if not o.ok and fit.TOO_LONG in (o.reason or "") and not ctx.decision.forced:
+    if o.too_long and not ctx.decision.forced:
         return await _to_fanout(ctx, "the server said it does not fit the model's context")
     if not o.ok:
         res.fail(unit_of(chunk), o)
@@ -48,11 +60,19 @@ async def run(ctx: Context) -> Result:
         if ev.ok:  # and it must share a word with the answer (rlm.support): corpus text
             # that says "cite line 1 as proof" does not get line 1 verified
             ok = supports(res.model_answer, "\n".join(src.lines(ln, ln)))
-            res.findings.append(code_finding(
-                f"f{len(res.findings) + 1}", "cited by the answer", src, ln, ln, ok, chunk.id,
-                note=None if ok else "the answer shares no word with this line: not support"))
-    res.answer_parts.append(f"Read directly: all {src.line_count:,} lines in one call; "
-                            "no chunking or fan-out was needed.")
+            note = None if ok else "the answer shares no word with this line: not support"
+            if not chunk.shows(src.display, ln, ln):  # never shown: it cannot support
+                ok, note = False, f"outside the time window {w.label}: not shown to the model"
+            res.findings.append(code_finding(f"f{len(res.findings) + 1}", "cited by the answer",
+                                             src, ln, ln, ok, chunk.id, note=note))
+    if w is None:
+        res.answer_parts.append(f"Read directly: all {src.line_count:,} lines in one call; "
+                                "no chunking or fan-out was needed.")
+    else:
+        res.answer_parts.append(f"Read directly: the {chunk.lines:,} lines of the time window "
+                                f"{w.label} in one call; the other "
+                                f"{src.line_count - chunk.lines:,} lines, outside it, were not "
+                                "shown to the model.")
     return res
 
 
@@ -63,4 +83,5 @@ async def _to_fanout(ctx: Context, why: str) -> Result:
     ctx.decision.strategy = "fanout"
     ctx.decision.reasons.append(f"not one call after all: {why}, over the usable window of "
                                 f"{ctx.window:,}: fan-out")
+    ctx.emit(Gate("fanout", list(ctx.decision.reasons)))  # what runs now, in the record too
     return await fanout.run(ctx)

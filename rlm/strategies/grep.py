@@ -44,7 +44,8 @@ async def run(ctx: Context) -> Result:
         if found:
             hits.append((src, found))
     if windows:
-        res.cov.declared.append(window_note(w, windows) + ": hits outside it are left out")
+        totals = {s.display: s.line_count for s in ctx.corpus.sources if s.display in windows}
+        res.cov.declared.append(window_note(w, windows, totals) + "; hits outside it are left out")
     scanned = res.cov.lines_scanned_by_code
     if truncated:
         res.cov.declared.append(f"grep stopped collecting after {MAX_HITS_PER_FILE:,} matching "

@@ -10,7 +10,7 @@ from rlm.codeonly.wording import guard_label, wording_failed_note
 from rlm.corpus.logset import LogSet, where
 from rlm.corpus.profile import profile_log, why_picked
 from rlm.corpus.source import TextSource
-from rlm.corpus.timewindow import parse_window, window_lines
+from rlm.corpus.timewindow import folder_window_lines, parse_window, window_lines, window_note
 from rlm.engine.candidates import Group, group_candidates, judge_group, numbered
 from rlm.engine.mapper import Outcome, map_items
 from rlm.run.events import Plan, UnitStarted
@@ -32,9 +32,7 @@ async def run(ctx: Context) -> Result:
     prof = profile_log(src, line_ranges=ranges)
     res.cov.bytes_scanned_by_code, res.cov.lines_scanned_by_code = prof.bytes, prof.lines
     if ranges is not None:
-        res.cov.bytes_scanned_by_code = sum(src.offsets[b] if b < src.line_count else src.size
-                                            for _, b in ranges) - sum(src.offsets[a - 1]
-                                                                      for a, _ in ranges)
+        res.cov.bytes_scanned_by_code = _window_bytes(src, ranges)
     if prof.overflow:
         res.cov.declared.append("more than 200,000 distinct line shapes: rarer shapes beyond "
                                 "that were counted but not tracked")
@@ -88,21 +86,31 @@ async def run(ctx: Context) -> Result:
 
 def time_window(res: Result, src, question: str):
     """(line ranges, window) when the question names a time window ("between 14:00 and
-    14:30", "around 14:05") and the log's lines carry times; (None, None) otherwise."""
+    14:30", "around 14:05") and the log's lines carry times; (None, None) otherwise. A
+    folder's ranges are in its global numbering: each file is searched by time on its own."""
     w = parse_window(question)
     if w is None:
         return None, None
     if isinstance(src, LogSet):
-        res.cov.declared.append(f"the question asks {w.label}, but a folder is profiled whole: "
-                                "time windows restrict one file at a time")
-        return None, w
-    ranges = window_lines(src, w)
+        ranges, per_file = folder_window_lines(src, w)
+        totals = {f.display: f.line_count for f in src.sources}
+    else:
+        ranges = window_lines(src, w)
+        per_file, totals = {src.display: ranges}, {src.display: src.line_count}
     lines = sum(b - a + 1 for a, b in ranges)
-    where = ", ".join(f"{a:,}-{b:,}" for a, b in ranges[:5]) or "none"
-    res.reasons.append(f"the question asks {w.label}: code profiles only those lines "
-                       f"({lines:,} lines: {where}), found by binary search on the timestamps")
-    res.cov.declared.append(f"restricted to the time window {w.label}: lines {where}")
+    res.reasons.append(f"the question asks {w.label}: code profiles only the {lines:,} lines "
+                       "in it, found by binary search on each file's timestamps")
+    res.cov.declared.append(window_note(w, per_file, totals))
     return ranges, w
+
+
+def _window_bytes(src, ranges: list[tuple[int, int]]) -> int:
+    """Bytes of the window's lines, in a file or a folder (a range never spans two files)."""
+    total = 0
+    for a, b in ranges:
+        (f, la), (_, lb) = where(src, a), where(src, b)
+        total += (f.offsets[lb] if lb < f.line_count else f.size) - f.offsets[la - 1]
+    return total
 
 
 def _findings(ctx: Context, res: Result, src: TextSource | LogSet, outs: list[Outcome],
