@@ -84,6 +84,12 @@ def ask_categories(stripped: Path, alerts: dict[int, str]) -> dict:
             "cited_alert_lines": len(cited & set(alerts)), "categories": cats, "wall_s": wall}
 
 
+def _row(name: str, p: float, r: float, n: int, reached: int, cats: int) -> str:
+    if not cats:  # no alert lines: precision and recall are undefined
+        return f"{name:<34} {'-':>9} {'-':>7} {n:>6,}  -"
+    return f"{name:<34} {p:>9.2f} {r:>7.2f} {n:>6,}  {reached}/{cats}"
+
+
 def report_candidates(family: str, path: Path, ask: bool = False) -> dict:
     d = Path(tempfile.mkdtemp(prefix="rlm-loghub-"))
     stripped = d / f"{family}_2k.stripped.log"
@@ -103,13 +109,16 @@ def report_candidates(family: str, path: Path, ask: bool = False) -> dict:
         p, r, n = score(s, alert_set)
         reached = {alerts[ln] for ln in s if ln in alerts}
         out["rows"][name] = {"precision": p, "recall": r, "lines": n, "cats": len(reached)}
-        print(f"{name:<34} {p:>9.2f} {r:>7.2f} {n:>6,}  {len(reached)}/{len(cats_all)}")
+        print(_row(name, p, r, n, len(reached), len(cats_all)))
     for name, cand in (("candidates handed on (<= 400)", set(prof.candidates)),
                        ("old candidates (rarest, then error)", old_candidates(prof))):
         p, r, n = score(cand, alert_set)
         reached = {alerts[ln] for ln in cand if ln in alerts}
         out["rows"][name] = {"precision": p, "recall": r, "lines": n, "cats": len(reached)}
-        print(f"{name:<34} {p:>9.2f} {r:>7.2f} {n:>6,}  {len(reached)}/{len(cats_all)}")
+        print(_row(name, p, r, n, len(reached), len(cats_all)))
+    if not alerts:
+        print("(no alert lines in this sample: precision and recall are undefined, and every "
+              "line a rule picks is a false alarm by the labels)")
     missed = sorted(set(cats_all) - {alerts[ln] for ln in prof.candidates if ln in alerts})
     print(f"alert categories the candidates miss: {', '.join(missed) or 'none'}")
     if ask:

@@ -208,7 +208,8 @@ def _sum_runs(runs: list[RunResult]) -> RunResult:
 def first_words(answer: str) -> str:
     """The answer's first paragraph after code's "**Found:** …" headline (the model's words,
     or code's exact count)."""
-    paras = [p for p in (answer or "").split("\n\n") if not p.startswith("**Found:**")]
+    paras = [p for p in (answer or "").split("\n\n")
+             if not p.startswith(("**Found:**", "**Stopped by the budget**"))]
     return paras[0] if paras else ""
 
 

@@ -70,3 +70,33 @@ def test_candidates_reach_every_bgl_alert_category(tmp_path):
         prof = profile_log(src)
     reached = {alerts[ln] for ln in prof.candidates if ln in alerts}
     assert reached == set(alerts.values())
+
+
+TBIRD = head_path("Thunderbird").with_name("Thunderbird_2k.log")
+
+
+def test_thunderbird_2k_is_the_whole_labelled_file():
+    """The copy is whole: 2,000 lines, 325,192 characters as the repository counts them (one
+    more per line end but the last), every label `-`, every line self-consistent (the epoch
+    field against the local time in PST, the date field against the syslog date, the node
+    against the tag after the time)."""
+    import datetime
+    import re
+
+    text = TBIRD.read_text(encoding="utf-8")
+    lines = text.split("\n")
+    assert len(lines) == 2000 and len(text) + len(lines) - 1 == 325_192
+    assert {s.split(" ", 1)[0] for s in lines} == {"-"}
+    months = {m: i for i, m in enumerate("Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split(), 1)}
+    rx = re.compile(r"^- (\d{10}) (\d{4})\.(\d\d)\.(\d\d) (\S+) (\w{3}) +(\d{1,2}) "
+                    r"(\d\d):(\d\d):(\d\d) (\S+) ")
+    for s in lines:
+        m = rx.match(s)
+        assert m, s
+        node, tag = m.group(5), m.group(11)
+        assert node in tag, s
+        y, mo, d = int(m.group(2)), months[m.group(6)], int(m.group(7))
+        assert (int(m.group(3)), int(m.group(4))) == (mo, d), s
+        local = datetime.datetime(y, mo, d, *(int(g) for g in m.group(8, 9, 10)),
+                                  tzinfo=datetime.timezone.utc).timestamp()
+        assert int(m.group(1)) - local == 8 * 3600, s  # PST
