@@ -148,6 +148,9 @@ def _count_answer(op: Op, tally: Tally, ranked: list[str], why: str) -> tuple[li
             val = f"{lo:.4f}" if not u else f"between {lo:.4f} and {hi:.4f}"
             head = f"The share of records with the label '{a}' is {val}"
         return [f"{head} ({c[a]:,} of {n:,}){why}."], {"low": lo, "high": hi}
+    if op.kind in ("rank", "top") and not ranked:  # no record checked out: nothing to rank
+        return [f"No label can be named: no record the model extracted checked out against its "
+                f"line{why}."], None
     if op.kind == "rank":
         top = ranked[-1] if op.least else ranked[0]
         other = (ranked[-2] if op.least else ranked[1]) if len(ranked) > 1 else top

@@ -129,3 +129,31 @@ def test_mining_planted_instructions_get_nothing_verified(tmp_path):
     assert "obeyed" in r["note"], r["note"]
     assert r["fabricated_accepted"] == 0
     assert "unanswerable" not in r["note"]  # unanswerable questions stayed placeholders
+
+
+@pytest.mark.parametrize("kind", ["most_common", "top"])
+def test_ranking_with_no_record_checked_out_is_said_not_crashed(oolong, kind):
+    """The embedded model's OOLONG row found it: no record that checks out (every chunk
+    failed, or a reader whose records never match their lines) made 'most common' raise
+    IndexError; now the answer says no label can be named and the run is incomplete."""
+    from rlm.api import AskOptions, ask_async
+    from rlm.models.openai_compat import OpenAICompatModel, reset_mode_cache
+
+    p, truth = oolong
+    q = next(q for q, k in truth["questions"].items() if k["kind"] == kind)
+
+    async def go():
+        server, _reader = suites.start_sim("oracle", SimKey.from_json(truth["sim_key"]))
+        server.fault("R-0", "500")  # every chunk's records call fails
+        reset_mode_cache()
+        m = OpenAICompatModel("sim", server.url, context_tokens=8192, timeout=5, max_attempts=2,
+                              backoff_base=0.01)
+        try:
+            return await ask_async(str(p), q, AskOptions(concurrency=4), model=m)
+        finally:
+            await m.aclose()
+            server.stop()
+
+    rep = anyio.run(go)
+    assert "No label can be named" in rep.answer
+    assert not rep.coverage.complete and rep.coverage.chunks_failed
