@@ -97,7 +97,8 @@ def rate_rules(tc, use_clock: bool = True, seen=None) -> list[Pick]:
     nb = len(tc.block_line)
     if nb < MIN_WINDOWS or tc.lines == 0 or tc.counted is not None:
         return []  # too few windows, or only some ranges were counted
-    clock, no_clock = clock_of(tc.block_t0, tc.block_t1) if use_clock else (None, "")
+    clock, no_clock = (clock_of(tc.block_t0, tc.block_t1, tc.block_file) if use_clock
+                       else (None, ""))
     sizes = [b - a for a, b in zip(tc.block_line, list(tc.block_line[1:]) + [tc.lines])]
     bursts: list[Pick] = []
     others: list[Pick] = []
