@@ -152,3 +152,20 @@ def test_a_folder_of_logs_that_overlap_in_time_has_one_clock_per_file(tmp_path):
     [sil] = [p for p in rate if p.rule == "silence"]
     assert b"heartbeat" in sil.template and sil.lines == [last]
     assert "last at 14:59:00" in sil.why and "end of the log at 17:59:59" in sil.why
+
+
+def test_the_time_rules_run_inside_a_time_window_on_its_own_clock(uneven):
+    """"what happened between 15:00 and 16:00?": only the window's lines are counted, in
+    small blocks with their times, and the refused burst is found on the window's clock."""
+    from rlm.corpus.timewindow import parse_window, window_lines
+
+    p, key, tc = uneven
+    with TextSource(p) as src:
+        ranges = window_lines(src, parse_window("between 15:00 and 16:00"))
+        prof = profile_log(src, line_ranges=ranges)
+    (a, b), = ranges
+    assert prof.lines == b - a + 1
+    [refused] = [x for x in prof.picks if x.rule == "burst" and b"refused" in x.template]
+    assert re.search(r"between 15:30:0\d and 15:31:\d\d", refused.why), refused.why
+    assert refused.lines and all(a <= ln <= b for x in prof.picks for ln in x.lines)
+    assert key["first_refused"] <= refused.lines[0] < key["first_refused"] + 200

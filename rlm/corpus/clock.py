@@ -60,6 +60,7 @@ class Clock:
     end: list[float]  # per block: when the next block of its file starts (else its last line)
 
     def __post_init__(self):
+        self.scope = "the log"  # what the clock covers: the log, or a time window of it
         self.first, self.last = min(self.start), max(self.end)
         self.covered: list[tuple[float, float]] = []  # when some file was being written
         for a, b in sorted(zip(self.start, self.end)):

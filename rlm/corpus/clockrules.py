@@ -82,7 +82,7 @@ def silence(t: bytes, ids, counts, clock: Clock, pick, seen=_never) -> list:
     if silent >= need and clock.active(began, stopped) >= SILENCE_ON * clock.span:
         return [pick(t, "silence", f"seen about every {duration(usual)} from "
                                    f"{clock.label(began)}, last at {clock.label(stopped)}, then "
-                                   f"silent to the end of the log at {clock.label(clock.last)} "
+                                   f"silent to the end of {clock.scope} at {clock.label(clock.last)} "
                                    f"({duration(silent)})", windows=[final])]
     return []
 
