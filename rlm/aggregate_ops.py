@@ -150,23 +150,28 @@ def _count_answer(op: Op, tally: Tally, ranked: list[str], why: str) -> tuple[li
         return [f"{head} ({c[a]:,} of {n:,}){why}."], {"low": lo, "high": hi}
     if op.kind == "rank":
         top = ranked[-1] if op.least else ranked[0]
-        out = [f"The {'least' if op.least else 'most'} common label is '{top}' ({c[top]:,} of "
-               f"{total:,} records)."]
+        other = (ranked[-2] if op.least else ranked[1]) if len(ranked) > 1 else top
+        gap = abs(c[top] - c[other])
+        known = " among the known records" if u and gap <= u else ""  # the order may change
+        out = [f"The {'least' if op.least else 'most'} common label{known} is '{top}' "
+               f"({c[top]:,} of {total:,} records)."]
+        tied = [lab for lab in ranked if lab != top and c[lab] == c[top]]
+        if tied:  # a tie is said, not hidden by the alphabetical order that broke it
+            out[0] = out[0][:-1] + ", tied with " + ", ".join(f"'{t}'" for t in tied) + "."
         if u:
-            other = ranked[-2] if op.least else ranked[1] if len(ranked) > 1 else top
-            gap = abs(c[top] - c[other])
             out.append(f"{u:,} records are unknown{why}: "
                        + ("they cannot change the order." if gap > u else
                           f"they could change the order (the gap to '{other}' is {gap:,})."))
         return out, top
     if op.kind == "top":
         top = ranked[:op.k]
-        out = [f"The top {len(top)} labels by number of records: "
+        nxt = ranked[op.k] if len(ranked) > op.k else None
+        gaps = [c[ranked[i]] - c[ranked[i + 1]] for i in range(min(op.k, len(ranked) - 1))]
+        fixed = not u or all(g > u for g in gaps)
+        out = [f"The top {len(top)} labels by number of records"
+               + ("" if fixed else " among the known records") + ": "
                + ", ".join(f"'{lab}' ({_rng(c[lab], c[lab] + u)})" for lab in top) + "."]
         if u:
-            nxt = ranked[op.k] if len(ranked) > op.k else None
-            gaps = [c[ranked[i]] - c[ranked[i + 1]] for i in range(min(op.k, len(ranked) - 1))]
-            fixed = all(g > u for g in gaps)
             out.append(f"{u:,} records are unknown{why}: "
                        + ("they cannot change this order." if fixed else
                           "they could change this order" + (f" or bring in '{nxt}'" if nxt else "")

@@ -202,3 +202,14 @@ def test_noisy_reader_every_number_is_exact_or_a_bound_that_holds(oolong, seed):
         if not holds(key, rep.aggregate):
             bad.append((key["kind"], key["answer"], rep.answer.split("\n\n")[0]))
     assert not bad, bad
+
+
+def test_a_tie_for_most_common_is_said():
+    from rlm.aggregate import Counted, Tally
+    from rlm.aggregate_ops import answer
+
+    recs = [Counted(f"R-{i}", i, lab, None, "f") for i, lab in enumerate("aabbc", 1)]
+    text, agg = answer("Which label is the most common?", Tally(records=recs))
+    assert text.startswith("The most common label is 'a' (2 of 5 records), tied with 'b'.")
+    text, _ = answer("Which label is the least common?", Tally(records=recs[:4]))
+    assert "tied with" in text.split("\n\n")[0]

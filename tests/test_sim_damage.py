@@ -108,6 +108,17 @@ def test_pipeline_reduce_keeps_every_number_and_refuses_damaged_merges(tmp_path)
     assert want <= set().union(*(numbers_and_ids(f.claim) for f in bad.findings))
 
 
+def test_a_chunk_denser_than_one_answer_is_named_not_silently_cut(tmp_path):
+    """8 relevant lines a chunk, 3 findings an answer: the perfect reader reports 15 of 40, and
+    rlm says which chunks may hold more (the loss was silent before)."""
+    case = tickets_case(tmp_path)
+    case.context = 4096
+    rep, _ = _ask(case, "oracle")
+    assert len([f for f in rep.findings if f.verified]) == 15 < len(case.qk.items)
+    note = next(d for d in rep.coverage.declared if "most findings one call may return" in d)
+    assert note.startswith(f"{rep.coverage.chunks_total} of {rep.coverage.chunks_total} chunks")
+
+
 @pytest.fixture(scope="module")
 def cases(tmp_path_factory):
     w = tmp_path_factory.mktemp("dmg")
