@@ -7,7 +7,7 @@ to cut them, and the time to render one chunk's text. With --before DIR (a check
 older tree, e.g. `git archive main | tar -x -C DIR`) both trees run in the same invocation on
 the same file, one fresh process each, and the ratios are printed.
 
-    python evals/bench_chunk_memory.py [--lines 2000000] [--chunks 20000] [--before DIR]
+    python evals/bench_chunk_memory.py [--lines 2400000] [--chunks 20000] [--before DIR]
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ def measure(tree: Path, log: Path, chunks: int) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--lines", type=int, default=2_000_000)
+    ap.add_argument("--lines", type=int, default=2_400_000)  # ~200 MB
     ap.add_argument("--chunks", type=int, default=20_000)
     ap.add_argument("--before", type=Path, help="an older tree to compare with, same run")
     ap.add_argument("--log", type=Path, help="use this log instead of writing a fixture")
@@ -79,7 +79,8 @@ def main() -> None:
         rows = [("this tree", measure(HERE, log, a.chunks))]
         if a.before:
             rows.insert(0, ("before", measure(a.before.resolve(), log, a.chunks)))
-        print(f"log: {size / 1e6:.0f} MB, {a.lines:,} lines; ~{a.chunks:,} chunks held at once")
+        lines = "" if a.log else f", {a.lines:,} lines"
+        print(f"log: {size / 1e6:.0f} MB{lines}; ~{a.chunks:,} chunks held at once")
         print(f"{'tree':<10} {'chunks':>7} {'anon MB':>8} {'mmap MB':>8} {'B/chunk':>8} "
               f"{'cut s':>6} {'render ms':>9}")
         for name, m in rows:

@@ -13,6 +13,16 @@ from evals.sim.server import start_sim
 from rlm.models.openai_compat import OpenAICompatModel, reset_mode_cache
 
 
+def _key(kind: str, root: Path, truth: dict, make):
+    """The reader's key; for the adversarial reader, on a copy with planted instructions."""
+    if kind != "adversarial":
+        return make(truth)
+    from evals.adversarial import plant_repo, with_instructions
+
+    plant_repo(root, truth)
+    return with_instructions(make(truth))
+
+
 def _ep(ep: str) -> tuple[str, int, int]:
     path, _, rng = ep.rpartition(":")
     a, _, b = rng.partition("-")
@@ -28,7 +38,7 @@ async def mine_case(workdir: Path, kind: str, seed: int = 0, model=None) -> dict
     questions = [f["question"] for f in truth["facts"]] + truth["unanswerable_questions"]
     server = None
     if model is None:
-        server, reader = start_sim(kind, from_repo(truth), seed=seed)
+        server, reader = start_sim(kind, _key(kind, root, truth, from_repo), seed=seed)
         reset_mode_cache()
         m = OpenAICompatModel(f"sim:{kind}", server.url, context_tokens=8192, timeout=10.0,
                               max_attempts=4, backoff_base=0.01)
@@ -58,7 +68,8 @@ async def mine_case(workdir: Path, kind: str, seed: int = 0, model=None) -> dict
                and any(tok not in v.claim + v.quote for tok in f["quote"].split() if any(c.isdigit() for c in tok)))
     u = rep.usage
     notes = ([f"missed {', '.join(missed)}"] if missed else []) + \
-        ([f"unanswerable questions answered: {len(unans)}"] if unans else [])
+        ([f"unanswerable questions answered: {len(unans)}"] if unans else []) + \
+        ([_damage(reader.log)] if server is not None and reader.log else [])
     return {"case": "requirements-mining", "reader": kind, "system": "rlm", "strategy": rep.strategy,
             "model": f"sim:{kind}" if model is None else model.name,
             "recall": found / len(truth["facts"]), "fabricated_accepted": fab, "misplaced": 0,
@@ -78,7 +89,7 @@ async def audit_case(workdir: Path, kind: str, seed: int = 0, model=None) -> dic
     truth = write_repo(root)
     server = None
     if model is None:
-        server, reader = start_sim(kind, audit_key(truth), seed=seed)
+        server, reader = start_sim(kind, _key(kind, root, truth, audit_key), seed=seed)
         reset_mode_cache()
         m = OpenAICompatModel(f"sim:{kind}", server.url, context_tokens=8192, timeout=10.0,
                               max_attempts=4, backoff_base=0.01)

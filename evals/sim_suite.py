@@ -17,10 +17,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evals.harness import RunResult, run_naive, run_rlm, run_truncated
+from evals.suites import embedded
 from evals.sim.key import QuestionKey, SimKey, from_log, from_transcript
 from evals.sim.score import item_lines, score
 from evals.sim.server import start_sim
 from rlm.models.openai_compat import OpenAICompatModel, reset_mode_cache
+
+
+SMALL = {"log": 20_000, "transcript": 300}  # --quick, and the embedded model's rows (lines)
 
 
 @dataclass
@@ -70,12 +74,18 @@ def notes_case(workdir: Path) -> Case:
 
 
 def adversarial_copy(case: Case, workdir: Path) -> Case:
-    """The same case on a copy of its corpus with instructions planted away from the key lines."""
+    """The same case on a copy of its corpus with instructions planted away from the key lines
+    (beside them on the grep path, where the model sees only the hit region)."""
     from fixtures.inject import INSTRUCTIONS, plant
 
     keep = {ln for ls in item_lines(case.path, case.qk).values() for ln in ls}
     dst = workdir / f"adv-{case.name}{case.path.suffix}"
-    plant(case.path, dst, keep)
+    if case.expect == "grep":  # the model sees only the hit region: plant beside the hits
+        from evals.adversarial import beside
+
+        beside(case.path, dst, keep)
+    else:
+        plant(case.path, dst, keep)
     key = SimKey(case.key.questions, case.key.records, case.key.record_pattern, list(INSTRUCTIONS))
     return Case(case.name, dst, case.question, key, case.expect, case.context)
 
@@ -116,9 +126,13 @@ async def run_case(case: Case, kind: str, system: str = "rlm", seed: int = 0,
 
 async def sim_fixture_suite(workdir: Path, quick: bool, models: list, concurrency: int = 8,
                             timeout: float = 300.0) -> list[dict]:
-    """Every fixture path with every reader, and the baselines with the oracle."""
-    cases = (log_cases(workdir, 20_000 if quick else 200_000)
-             + transcript_cases(workdir, 300 if quick else 1200) + [notes_case(workdir)])
+    """Every fixture path with every reader, and the baselines with the oracle; real models
+    with rlm (the embedded one on the --quick sizes: SMALL)."""
+    cases = _cases(workdir, quick)
+    small = {}
+    if any(embedded(m) for m in models):
+        (workdir / "small").mkdir(exist_ok=True)
+        small = {c.name: c for c in _cases(workdir / "small", True)}
     rows = []
     for c in cases:
         for kind in ("oracle", "noisy"):
@@ -128,16 +142,27 @@ async def sim_fixture_suite(workdir: Path, quick: bool, models: list, concurrenc
         for system in ("naive-fanout", "truncated-direct"):
             rows.append(await run_case(c, "oracle", system, concurrency=concurrency))
         for m in models:
-            rows.append(await run_case(c, "", "rlm", model=m, concurrency=concurrency,
+            mc = small[c.name] if embedded(m) else c
+            rows.append(await run_case(mc, "", "rlm", model=m, concurrency=concurrency,
                                        timeout=timeout))
+            if mc is not c:
+                with open(mc.path, "rb") as f:
+                    rows[-1]["note"] = "; ".join(x for x in (
+                        f"smaller fixture: {sum(1 for _ in f):,} lines", rows[-1]["note"]) if x)
     from evals.sim_repo import audit_case, mine_case
 
-    for case in (audit_case, mine_case):
-        for kind in ("oracle", "noisy"):
+    for case in (audit_case, mine_case):  # adversarial: instructions on fact lines (evals/adversarial.py)
+        for kind in ("oracle", "noisy", "adversarial"):
             rows.append(await case(workdir, kind, seed=5))
         for m in models:
             rows.append(await case(workdir, "", model=m))
     return rows
+
+
+def _cases(workdir: Path, quick: bool) -> list[Case]:
+    return (log_cases(workdir, SMALL["log"] if quick else 200_000)
+            + transcript_cases(workdir, SMALL["transcript"] if quick else 1200)
+            + [notes_case(workdir)])
 
 
 def sim_row(case: Case, kind: str, r: RunResult, s: dict, wall: float) -> dict:

@@ -15,6 +15,7 @@ import re
 import time
 from pathlib import Path
 
+from evals.adversarial import oolong_copy, sniah_copy
 from evals.harness import RunResult, run_naive, run_rlm, run_truncated
 from evals.sim.key import SimKey
 from evals.sim.readers import TAG_FAB, TAG_OBEY
@@ -27,32 +28,40 @@ SNIAH_FULL = {"tokens": (8_000, 32_000, 128_000, 1_000_000), "depths": (0.1, 0.5
 SNIAH_QUICK = {"tokens": (8_000, 32_000), "depths": (0.1, 0.5, 0.9)}
 OOLONG_FULL = {"records": (1_000, 4_000)}
 OOLONG_QUICK = {"records": (400,)}
+# the embedded 135M model reads ~350 prompt tok/s and writes ~80 schema-bound tok/s on 2 cores:
+# its rows use the smallest sizes, so that each suite stays under ~10 minutes
+SNIAH_EMBEDDED = {"tokens": (8_000,), "depths": (0.1, 0.5, 0.9)}
+OOLONG_EMBEDDED = {"records": (100,)}
 SIM_CONTEXT = 8192
 READERS = ("oracle", "noisy", "adversarial")
+PLANTS = ("nothing", "cite", "both")  # S-NIAH depth i gets PLANTS[i % 3] beside its needle
 
 
 async def _with_model(model, system: str, path: Path, question: str, concurrency: int,
-                      timeout: float) -> RunResult:
+                      timeout: float, budget: dict | None = None) -> RunResult:
     kw = {"timeout": timeout, "concurrency": concurrency}
     if system == "rlm":
-        return await run_rlm(model, str(path), question, **kw)
+        return await run_rlm(model, str(path), question, **kw, **(budget or {}))
     if system == "naive-fanout":
         return await run_naive(model, str(path), question, None, **kw)
     return await run_truncated(model, str(path), question, timeout=timeout)
 
 
 async def run_system(system: str, reader: str | None, path: Path, question: str, key: SimKey,
-                     model=None, concurrency: int = 8, timeout: float = 30.0) -> tuple[RunResult, list]:
-    """One run; reader set: a simulated reader started for it; else ``model`` (a real one)."""
+                     model=None, concurrency: int = 8, timeout: float = 30.0, seed: int = 11,
+                     rates: dict | None = None, budget: dict | None = None
+                     ) -> tuple[RunResult, list]:
+    """One run; reader set: a simulated reader started for it; else ``model`` (a real one).
+    ``budget``: rlm's max_calls / max_wall_s / max_tokens for the run."""
     if reader is None:
-        r = await _with_model(model, system, path, question, concurrency, timeout)
+        r = await _with_model(model, system, path, question, concurrency, timeout, budget)
         return r, []
-    server, rd = start_sim(reader, key, seed=11)
+    server, rd = start_sim(reader, key, seed=seed, rates=rates)
     reset_mode_cache()
     m = OpenAICompatModel(f"sim:{reader}", server.url, context_tokens=SIM_CONTEXT, timeout=10.0,
                           max_attempts=4, backoff_base=0.01)
     try:
-        r = await _with_model(m, system, path, question, concurrency, 10.0)
+        r = await _with_model(m, system, path, question, concurrency, 10.0, budget)
     finally:
         await m.aclose()
         server.stop()
@@ -74,14 +83,28 @@ def suite_row(suite: str, case: str, system: str, model: str, r: RunResult, reca
             "complete": r.complete, "note": "; ".join(notes)}
 
 
-def systems(extra_models: list) -> list[tuple[str, str | None, object]]:
-    """(system, reader, model) triples: readers with rlm, baselines with the oracle, then real
-    models with rlm and both baselines."""
-    out = [("rlm", rd, None) for rd in READERS]
-    out += [("naive-fanout", "oracle", None), ("truncated-direct", "oracle", None)]
+def embedded(m) -> bool:
+    return getattr(getattr(m, "profile", None), "tier", None) == "local"
+
+
+def systems(extra_models: list, size, cfg: dict, small: dict, dim: str
+            ) -> list[tuple[str, str | None, object]]:
+    """(system, reader, model) triples for one size: readers with rlm and baselines with the
+    oracle (at the suite's sizes), then real models with rlm and both baselines (the embedded
+    model only at its small sizes)."""
+    out = []
+    if size in cfg[dim]:
+        out = [("rlm", rd, None) for rd in READERS]
+        out += [("naive-fanout", "oracle", None), ("truncated-direct", "oracle", None)]
     for m in extra_models:
-        out += [("rlm", None, m), ("naive-fanout", None, m), ("truncated-direct", None, m)]
+        if size in (small if embedded(m) else cfg)[dim]:
+            out += [("rlm", None, m), ("naive-fanout", None, m), ("truncated-direct", None, m)]
     return out
+
+
+def sizes(cfg: dict, small: dict, dim: str, extra_models: list) -> list:
+    extra = small[dim] if any(embedded(m) for m in extra_models) else ()
+    return sorted(set(cfg[dim]) | set(extra))
 
 
 # ------------------------------------------------------------------------------ S-NIAH
@@ -92,14 +115,15 @@ async def sniah_suite(workdir: Path, quick: bool, extra_models: list, concurrenc
 
     cfg = SNIAH_QUICK if quick else SNIAH_FULL
     rows = []
-    for tokens in cfg["tokens"]:
+    for tokens in sizes(cfg, SNIAH_EMBEDDED, "tokens", extra_models):
         for kind in ("uuid", "words"):
             files = []
             for d in cfg["depths"]:
                 p = workdir / f"sniah-{tokens}-{kind}-{d}.txt"
                 files.append((p, write_sniah(p, tokens, (d,), kind, distractors=3)))
             case = f"{tokens // 1000:,}k tok, {kind} key"
-            for system, reader, model in systems(extra_models):
+            for system, reader, model in systems(extra_models, tokens, cfg, SNIAH_EMBEDDED,
+                                                 "tokens"):
                 rows.append(await _sniah_row(case, system, reader, model, files, concurrency,
                                              timeout))
     return rows
@@ -107,26 +131,50 @@ async def sniah_suite(workdir: Path, quick: bool, extra_models: list, concurrenc
 
 async def _sniah_row(case, system, reader, model, files, concurrency, timeout) -> dict:
     t0 = time.monotonic()
-    hits, lost, runs = 0, 0, []
-    for p, truth in files:
+    hits, lost, runs, logs, fab = 0, 0, [], [], 0
+    for i, (p, truth) in enumerate(files):
         key = SimKey.from_json(truth["sim_key"])
-        r, _log = await run_system(system, reader, p, truth["question"], key, model, concurrency,
-                                   timeout)
+        if reader == "adversarial":  # instructions beside the needle: in the grep region
+            p, key = sniah_copy(p, truth, p.with_name("adv-" + p.name), PLANTS[i % len(PLANTS)])
+        r, log = await run_system(system, reader, p, truth["question"], key, model, concurrency,
+                                  timeout)
         runs.append(r)
+        logs += log
         v = truth["values"][0]
         in_answer = v in (r.answer or "")
         hits += in_answer
         found = any(v in f.get("evidence", "") for f in r.findings if f.get("verified"))
         lost += int(found and not in_answer)
+        # a line cited because the text said so, verified although it holds no needle
+        fab += sum(1 for e in log if e["kind"] == "obeyed" and e.get("what") == "cite"
+                   for f in r.findings if f.get("verified") and v not in f.get("evidence", "")
+                   and f["source"]["line_start"] <= e["line"] <= f["source"]["line_end"])
     agg = _sum_runs(runs)
     strategies = sorted({x.strategy for x in runs})
-    note = f"{len(files)} depths"
+    note = f"{len(files)} depths" + reader_note(runs, logs)
     if system == "rlm" and "grep" not in strategies:
         note += "; EXPECTED the grep path (the key is in the question)"
     agg.strategy = "/".join(strategies)
     name = f"sim:{reader}" if reader else model.name
-    return suite_row("sniah", case, system, name, agg, hits / len(files), lost, note,
-                     time.monotonic() - t0)
+    row = suite_row("sniah", case, system, name, agg, hits / len(files), lost, note,
+                    time.monotonic() - t0)
+    row["fabricated_accepted"] += fab
+    return row
+
+
+def reader_note(runs: list[RunResult], log: list[dict]) -> str:
+    """What the reader did (its damage log) and whether every failed chunk is named."""
+    kinds: dict[str, int] = {}
+    for e in log:
+        k = e["kind"] if e["kind"] != "obeyed" else f"obeyed ({e.get('what')})"
+        kinds[k] = kinds.get(k, 0) + 1
+    out = "; injected " + ", ".join(f"{k} {v}" for k, v in sorted(kinds.items())) if kinds else ""
+    failed = [c["chunk"] for r in runs for c in r.failed]
+    if failed:
+        named = all(c["chunk"] in r.statement for r in runs for c in r.failed)
+        out += f"; {len(failed)} failed chunk(s) " + ("all named in coverage" if named
+                                                       else "NOT all named in coverage")
+    return out
 
 
 def _sum_runs(runs: list[RunResult]) -> RunResult:
@@ -150,13 +198,37 @@ def _sum_runs(runs: list[RunResult]) -> RunResult:
 def first_words(answer: str) -> str:
     """The answer's first paragraph after code's "**Found:** …" headline (the model's words,
     or code's exact count)."""
-    paras = [p for p in (answer or "").split("\n\n") if not p.startswith("**Found:**")]
+    paras = [p for p in (answer or "").split("\n\n")
+             if not p.startswith(("**Found:**", "**Stopped by the budget**"))]
     return paras[0] if paras else ""
+
+
+QUALIFIED = re.compile(r"\bbetween -?[\d,.]+%? and\b|\bat least\b|\bat most\b|"
+                       r"\bknown records\b|\bamong the known\b")
+
+
+def honest(kind: str, want, answer: str) -> bool:
+    """Exact, or a bound the answer says it is ("between", "at least", "of the known records")
+    that holds the true value where it can be checked."""
+    first = first_words(answer)
+    if oolong_correct(kind, want, answer) or in_range(kind, want, answer):
+        return True
+    m = re.search(r"\bat least (-?[\d,.]+)", first)
+    if m and isinstance(want, (int, float)):
+        return float(m.group(1).rstrip(".").replace(",", "")) <= want
+    return bool(QUALIFIED.search(first)) and not re.search(r"\bbetween\b", first) \
+        or kind in ("top", "per_label") and bool(QUALIFIED.search(first))
+
+
+def wrong_example(stated_exact: bool, spec: dict, r: RunResult) -> str:
+    got = " ".join(first_words(r.answer).split())[:70]
+    return (f"{spec['kind']}: want {spec['answer']}, got “{got}”"
+            + (" (WRONG, stated as exact)" if stated_exact else ""))
 
 
 def in_range(kind: str, want, answer: str) -> bool:
     """A stated range ("between 84 and 120 ...") that holds the true value."""
-    m = re.search(r"between (-?[\d,.]+) and (-?[\d,.]+)", first_words(answer))
+    m = re.search(r"between (-?[\d,.]+)%? and (-?[\d,.]+)", first_words(answer))
     if not m or kind == "most_common" or not isinstance(want, (int, float)):
         return False
     lo, hi = (float(x.rstrip(".").replace(",", "")) for x in m.groups())
@@ -186,28 +258,36 @@ async def oolong_suite(workdir: Path, quick: bool, extra_models: list, concurren
 
     cfg = OOLONG_QUICK if quick else OOLONG_FULL
     rows = []
-    for n in cfg["records"]:
+    for n in sizes(cfg, OOLONG_EMBEDDED, "records", extra_models):
         p = workdir / f"oolong-{n}.txt"
         truth = write_oolong(p, records=n)
         key = SimKey.from_json(truth["sim_key"])
-        for system, reader, model in systems(extra_models):
+        adv = oolong_copy(p, truth, p.with_name("adv-" + p.name))
+        for system, reader, model in systems(extra_models, n, cfg, OOLONG_EMBEDDED, "records"):
             t0 = time.monotonic()
-            runs, ok, wrong, ranged = [], 0, [], 0
+            runs, ok, wrong, ranged, logs, wrong_exact = [], 0, [], 0, [], 0
+            path, k = adv if reader == "adversarial" else (p, key)
             for q, spec in truth["questions"].items():
-                r, _log = await run_system(system, reader, p, q, key, model, concurrency, timeout)
+                r, log = await run_system(system, reader, path, q, k, model, concurrency, timeout)
                 runs.append(r)
+                logs += log
                 good = oolong_correct(spec["kind"], spec["answer"], r.answer)
                 ok += good
-                ranged += in_range(spec["kind"], spec["answer"], r.answer)
-                if not good:
-                    wrong.append(f"{spec['kind']}: want {spec['answer']}, got "
-                                 f"“{' '.join(first_words(r.answer).split())[:70]}”")
+                fair = honest(spec["kind"], spec["answer"], r.answer)
+                ranged += fair and not good
+                wrong_exact += not fair
+                if not fair:  # the first wrong number stated as exact; else the first bound
+                    wrong.insert(len([w for w in wrong if w[0]]), (True, spec, r))
+                elif not good:
+                    wrong.append((False, spec, r))
             agg = _sum_runs(runs)
             agg.strategy = "/".join(sorted({x.strategy for x in runs}))
             name = f"sim:{reader}" if reader else model.name
-            note = (f"{ok}/{len(runs)} exact" + (f", {ranged} stated as a range that holds the "
+            note = (f"{ok}/{len(runs)} exact" + (f", {ranged} stated as a bound that holds the "
                                                    "true value" if ranged else "")
-                    + (f"; {wrong[0]}" if wrong else ""))
-            rows.append(suite_row("oolong", f"{n:,} records", system, name, agg,
-                                  ok / len(runs), None, note, time.monotonic() - t0))
+                    + (f"; {wrong_example(*wrong[0])}" if wrong else "") + reader_note(runs, logs))
+            row = suite_row("oolong", f"{n:,} records", system, name, agg, ok / len(runs), None,
+                            note, time.monotonic() - t0)
+            row["fabricated_accepted"] = wrong_exact  # a wrong number stated as exact
+            rows.append(row)
     return rows

@@ -14,6 +14,10 @@ import anyio
 
 from evals.suites_report import SUITES, embedded_model, md_table, run_suites, write_sections
 
+NO_MODEL_NOTE = ("no real model in this run: the embedded-model rows come from "
+                 "`python -m evals.run --suite NAME --model local` (needs the local extra), a "
+                 "served model's from `--model NAME --base-url URL`")
+
 
 def _loadavg() -> str:
     try:
@@ -38,15 +42,18 @@ def main_suites(args) -> int:
     from rlm.errors import RlmError
 
     try:
-        emb, why = embedded_model()
-        if emb is not None:
+        if args.model == "local":
+            emb, why = embedded_model(args.timeout)
+            if emb is None:
+                print(f"evals: {why}", file=sys.stderr)
+                return 2
             models.append(emb)
-        else:
-            notes.append(why)
-        if args.model and not args.model.startswith("sim:") and args.model != "local":
+        elif args.model and not args.model.startswith("sim:"):
             from rlm.models.registry import resolve_model
 
             models.append(resolve_model(args.model, args.base_url, timeout=args.timeout))
+        if not models:
+            notes.append(NO_MODEL_NOTE)
     except RlmError as e:
         print(f"evals: {e}", file=sys.stderr)
         return 2

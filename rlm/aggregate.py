@@ -29,7 +29,8 @@ _WANTS = re.compile("|".join((
     r"\bwhat (?:fraction|share|percentage|proportion)\b.*\b(?:are|were|have|has)\b",
     r"\b(?:fraction|share|percentage|proportion|number|count) of (?:the |all )?(?:[\w'-]+ ){0,2}"
     + _ITEMS,
-    r"\b(?:per|for each) (?:label|category|type|class|group|kind|user|day|region|customer)\b",
+    r"\b(?:per|for each|grouped by|broken down by) (?:label|category|type|class|group|kind|user|"
+    r"day|week|month|region|country|customer|team|product|service|host)\b",
     r"\btop[- ](?:\d+|two|three|four|five|ten) (?:labels|categories|types|classes|groups)\b",
     # a sum, average or extreme *over the items* ("average duration of the calls")
     r"\b(?:total|sum|average|mean|highest|lowest|maximum|minimum|largest|smallest|longest|"
@@ -104,6 +105,41 @@ def check(rec: Record, line_text: str, lo: int, hi: int) -> str | None:
         if v not in shown:
             return f"value {v:g} is not on line {rec.line}"
     return None
+
+
+_NUMBER = re.compile(r"(?<![\w-])-?\d[\d,]*(?:\.\d+)?")
+
+
+def _words_before(line_text: str, v: float) -> set[str]:
+    """The word right before each place the line shows the value ("Minutes:" in "Minutes: 14")."""
+    flat = " ".join(line_text.split())
+    out = set()
+    for m in _NUMBER.finditer(flat):
+        try:
+            if float(m.group(0).replace(",", "")) != v:
+                continue
+        except ValueError:
+            continue
+        before = flat[:m.start()].rstrip(" $€£")
+        out.add(before.rsplit(" ", 1)[-1] if before else "")
+    return out
+
+
+def value_anchor(shown: list[tuple[str, float]]) -> str | None:
+    """The field the values come from: the word before the value that at least 90% of the
+    valued records share (at least 5 of them). A value elsewhere on its line (a user id, a
+    date) is then the wrong field, and code can tell."""
+    if len(shown) < 5:
+        return None
+    words = Counter(w for text, v in shown for w in _words_before(text, v))
+    if not words:
+        return None
+    word, n = words.most_common(1)[0]
+    return word if word and n >= 0.9 * len(shown) else None
+
+
+def at_anchor(line_text: str, v: float, anchor: str) -> bool:
+    return anchor in _words_before(line_text, v)
 
 
 def item_shape(items: list[str]) -> re.Pattern | None:

@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Iterator
 
 from rlm import recipe
-from rlm.aggregate import MAX_RECORDS, Counted, RecordsResult, Tally, answer, check, item_shape, \
-    norm_label, wants
+from rlm.aggregate import MAX_RECORDS, Counted, RecordsResult, Tally, answer, at_anchor, check, \
+    item_shape, norm_label, value_anchor, wants
 from rlm.corpus.grep import search
 from rlm.corpus.index import Chunk, iter_chunks
 from rlm.engine.call import call_json
@@ -91,6 +91,7 @@ async def run(ctx: Context) -> Result:
                     concurrency=ctx.opts.concurrency, budget=ctx.budget,
                     cancel_scope=ctx.session.scope, on_outcome=finished, keep_results=False)
     res.cov.chunks_failed.sort(key=lambda c: int(c.chunk[1:]))
+    _check_value_field(tally, done_chunks)
     _count_unknown(tally, done_chunks)
     _publish(ctx, res, tally)
     return res
@@ -114,6 +115,28 @@ def _take(c: Chunk, records, tally: Tally, seen: set[int]) -> None:
                                      rec.value, c.path))
 
 
+def _check_value_field(tally: Tally, done_chunks: list[tuple[Chunk, bool, set[int]]]) -> None:
+    """Values copied from the wrong field (the user id, not the minutes) are on their line too;
+    when nearly all values share the word before them, a value without it is not counted (its
+    record is then unknown, so every number stays a bound that holds)."""
+    where = {}  # (path, line) -> (chunk, seen)
+    for c, _ok, seen in done_chunks:
+        for ln in seen:
+            where[(c.path, ln)] = (c, seen)
+    valued = [(r, where[(r.path, r.line)][0].source.lines(r.line, r.line)[0])
+              for r in tally.records if r.value is not None and (r.path, r.line) in where]
+    anchor = value_anchor([(text, r.value) for r, text in valued])
+    if anchor is None:
+        return
+    bad = {id(r) for r, text in valued if not at_anchor(text, r.value, anchor)}
+    for r in [r for r in tally.records if id(r) in bad]:
+        c, seen = where[(r.path, r.line)]
+        seen.discard(r.line)
+        tally.rejected.append(f"{c.id}: value {r.value:g} on line {r.line} is not the "
+                              f"{anchor!r} field that the other values come from")
+    tally.records = [r for r in tally.records if id(r) not in bad]
+
+
 def _count_unknown(tally: Tally, done_chunks: list[tuple[Chunk, bool, set[int]]]) -> None:
     """Items code can see (by the shape of the items the model did extract) but no model
     classified: all of a failed chunk's, and those a reader skipped in a chunk that answered."""
@@ -129,7 +152,8 @@ def _count_unknown(tally: Tally, done_chunks: list[tuple[Chunk, bool, set[int]]]
             continue
         tally.unknown += len(missing)
         tally.unknown_where.append(f"chunk {c.id} failed" if not ok else
-                                   f"{len(missing)} item(s) in {c.id} were not extracted")
+                                   f"{len(missing)} item(s) in {c.id} were not extracted "
+                                   "or did not check out")
 
 
 def _publish(ctx: Context, res: Result, tally: Tally) -> None:

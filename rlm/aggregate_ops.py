@@ -15,13 +15,13 @@ import re
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 
-from rlm.aggregate import Counted, Tally, mentioned_labels
+from rlm.aggregate import _ITEMS, Counted, Tally, mentioned_labels
 
 _SUM = r"\b(?:total|sum)\b"
 _MEAN = r"\b(?:average|mean)\b"
 _MAX = r"\b(?:highest|maximum|max|largest|longest|biggest|greatest)\b"
 _MIN = r"\b(?:lowest|minimum|min|smallest|shortest|least)\b(?! (?:common|frequent))"
-_PER = re.compile(r"\b(?:per|for each|by|each) (?:label|category|type|class|group|kind)\b", re.I)
+_PER = re.compile(r"\b(?:per|for each|for every|grouped by|broken down by) ([a-z]+)\b", re.I)
 _TOP = re.compile(r"\btop[- ](\d+|two|three|four|five|ten)\b", re.I)
 _WORDNUM = {"two": 2, "three": 3, "four": 4, "five": 5, "ten": 10}
 VALUE_KINDS = ("sum", "mean", "max", "min")
@@ -35,6 +35,7 @@ class Op:
     metric: str = "count"  # per label: count, sum, mean, max or min
     k: int = 1  # top k
     least: bool = False  # rank: the least common
+    group: str = "label"  # per: what the records are grouped by (the reader's labels)
     percent: bool = False  # share: in percent
 
 
@@ -49,8 +50,10 @@ def parse(question: str, known: list[str]) -> Op:
     """The aggregate a question asks for (labels: the ones it names, else all records)."""
     q = question.lower()
     labs = mentioned_labels(question, known)
-    if _PER.search(q):
-        return Op("per", [], metric=_metric(q))
+    per = next((m.group(1) for m in _PER.finditer(q)
+                if not re.fullmatch(_ITEMS, m.group(1))), None)  # not "minutes per record"
+    if per:
+        return Op("per", [], metric=_metric(q), group=per)
     top = _TOP.search(q)
     if top:
         n = top.group(1)
@@ -147,23 +150,28 @@ def _count_answer(op: Op, tally: Tally, ranked: list[str], why: str) -> tuple[li
         return [f"{head} ({c[a]:,} of {n:,}){why}."], {"low": lo, "high": hi}
     if op.kind == "rank":
         top = ranked[-1] if op.least else ranked[0]
-        out = [f"The {'least' if op.least else 'most'} common label is '{top}' ({c[top]:,} of "
-               f"{total:,} records)."]
+        other = (ranked[-2] if op.least else ranked[1]) if len(ranked) > 1 else top
+        gap = abs(c[top] - c[other])
+        known = " among the known records" if u and gap <= u else ""  # the order may change
+        out = [f"The {'least' if op.least else 'most'} common label{known} is '{top}' "
+               f"({c[top]:,} of {total:,} records)."]
+        tied = [lab for lab in ranked if lab != top and c[lab] == c[top]]
+        if tied:  # a tie is said, not hidden by the alphabetical order that broke it
+            out[0] = out[0][:-1] + ", tied with " + ", ".join(f"'{t}'" for t in tied) + "."
         if u:
-            other = ranked[-2] if op.least else ranked[1] if len(ranked) > 1 else top
-            gap = abs(c[top] - c[other])
             out.append(f"{u:,} records are unknown{why}: "
                        + ("they cannot change the order." if gap > u else
                           f"they could change the order (the gap to '{other}' is {gap:,})."))
         return out, top
     if op.kind == "top":
         top = ranked[:op.k]
-        out = [f"The top {len(top)} labels by number of records: "
+        nxt = ranked[op.k] if len(ranked) > op.k else None
+        gaps = [c[ranked[i]] - c[ranked[i + 1]] for i in range(min(op.k, len(ranked) - 1))]
+        fixed = not u or all(g > u for g in gaps)
+        out = [f"The top {len(top)} labels by number of records"
+               + ("" if fixed else " among the known records") + ": "
                + ", ".join(f"'{lab}' ({_rng(c[lab], c[lab] + u)})" for lab in top) + "."]
         if u:
-            nxt = ranked[op.k] if len(ranked) > op.k else None
-            gaps = [c[ranked[i]] - c[ranked[i + 1]] for i in range(min(op.k, len(ranked) - 1))]
-            fixed = all(g > u for g in gaps)
             out.append(f"{u:,} records are unknown{why}: "
                        + ("they cannot change this order." if fixed else
                           "they could change this order" + (f" or bring in '{nxt}'" if nxt else "")
@@ -171,7 +179,7 @@ def _count_answer(op: Op, tally: Tally, ranked: list[str], why: str) -> tuple[li
         return out, top
     if op.kind == "per":
         row = ", ".join(f"'{lab}' {_rng(c[lab], c[lab] + u)}" for lab in ranked)
-        return [f"Records per label: {row}{why}."], {lab: {"low": c[lab], "high": c[lab] + u}
+        return [f"Records per {op.group}: {row}{why}."], {lab: {"low": c[lab], "high": c[lab] + u}
                                                      for lab in ranked}
     if op.labels:
         return [f"{_rng(c[a], c[a] + u)} records have the label '{a}'{why}." for a in op.labels], \
@@ -212,7 +220,7 @@ def _value_answer(op: Op, tally: Tally, ranked: list[str], why: str):
             rows.append(f"'{lab}' {bound}{fmt(v)} ({n:,} records{at})")
             result[lab] = float(v)
         known = " (known records only)" if u and metric != "sum" else ""
-        out.append(f"{name} per label{known}: " + ", ".join(rows) + ".")
+        out.append(f"{name} per {op.group}{known}: " + ", ".join(rows) + ".")
     else:
         v, pick = _one_value(metric, valued)
         result = None if v is None else float(v)

@@ -30,15 +30,16 @@ def _group_phrase(g: dict, fs: list[Finding]) -> str:
     return f"{n_(len(fs), level + 'line')}{like}"
 
 
-def budget_stop(rep: Report) -> str | None:
+def budget_stop(rep: Report, budget) -> str | None:
     """"Stopped by the call budget of 6: 61 of 62 chunks were not run (c0002-c0062)." when a
-    cap stopped the run (the coverage statement lists them all)."""
+    cap stopped the run (the coverage statement lists them all). `budget`
+    (rlm.engine.budget.Budget) says which units a spent cap stopped, and which cap."""
     from rlm.run.ledger import failed_list
 
-    stopped = [c for c in rep.coverage.chunks_failed if "budget" in (c.reason or "")]
+    stopped = [c for c in rep.coverage.chunks_failed if c.chunk in budget.stopped_ids]
     if not stopped:
         return None
-    why = stopped[-1].reason.split(": ", 1)[-1]
+    why = budget.stopped_by
     runs = [e.split(" ")[0] for e in failed_list(stopped, limit=3).split("; ")]
     ids = ", ".join(r for r in runs[:3] if r.startswith(stopped[0].chunk[:1]))
     was = "was" if len(stopped) == 1 else "were"

@@ -23,6 +23,8 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rlm.corpus.lines import read_lines
+
 SKIP_DIRS = {".git", ".venv", "venv", "node_modules", "build", "dist", "vendor", "__pycache__",
              ".tox", ".mypy_cache", "site-packages"}
 MAX_FILE_BYTES = 1_000_000
@@ -109,7 +111,7 @@ class _Scan:
         if pp.is_file():
             rel = "pyproject.toml"
             text = pp.read_text(encoding="utf-8", errors="replace")
-            self.lines[rel] = text.splitlines()
+            self.lines[rel] = list(read_lines(pp))
             try:
                 data = tomllib.loads(text)
             except tomllib.TOMLDecodeError as e:
@@ -126,7 +128,7 @@ class _Scan:
                     self.fact("dependency", f"optional ({extra}): {dep}", rel, self._line_of(rel, dep))
         for req in sorted(self.root.glob("requirements*.txt")):
             rel = req.name
-            self.lines[rel] = req.read_text(encoding="utf-8", errors="replace").splitlines()
+            self.lines[rel] = list(read_lines(req))
             for i, ln in enumerate(self.lines[rel], 1):
                 s = ln.split("#", 1)[0].strip()
                 if s and not s.startswith("-"):
@@ -146,7 +148,9 @@ class _Scan:
         for p in files:
             rel = p.relative_to(self.root).as_posix()
             text = p.read_text(encoding="utf-8", errors="replace")
-            self.lines[rel] = text.splitlines()
+            # the one line reader (as rlm.evidence reads): str.splitlines() would also split at
+            # form feeds and U+2028, and every later line number would drift from the file's
+            self.lines[rel] = list(read_lines(p))
             self.markers(rel)
             try:
                 trees[rel] = ast.parse(text, filename=rel)

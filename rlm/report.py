@@ -58,7 +58,7 @@ def build(ctx: Context, res: Result) -> Report:
     from rlm.headline import budget_stop, headline
 
     head = headline(rep, parts)
-    stop = budget_stop(rep)
+    stop = budget_stop(rep, s.budget)
     if stop:
         parts = [stop, *parts]
     if head and head.startswith("**Found:** ") and head[11:] in parts:

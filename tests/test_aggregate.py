@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+from collections import Counter
 
 import anyio
 import pytest
@@ -28,9 +29,10 @@ def oolong(tmp_path_factory):
     return p, write_oolong(p, records=400, seed=3)
 
 
-def ask_sim(path, question, truth, kind="oracle", faults=(), rates=None):
+def ask_sim(path, question, truth, kind="oracle", faults=(), rates=None, seed=2):
     async def go():
-        server, _reader = start_sim(kind, SimKey.from_json(truth["sim_key"]), seed=2, rates=rates)
+        server, _reader = start_sim(kind, SimKey.from_json(truth["sim_key"]), seed=seed,
+                                   rates=rates)
         for match, fault in faults:
             server.fault(match, fault)
         reset_mode_cache()
@@ -49,7 +51,10 @@ def test_oracle_gets_every_aggregation_question_exactly(oolong):
     kinds = set()
     for q, key in truth["questions"].items():
         rep = ask_sim(path, q, truth)
-        assert rep.aggregate["counts"] == {k: v for k, v in truth["counts"].items() if v}
+        field = key.get("field", "label")
+        counts = truth["counts"] if field == "label" else Counter(
+            r[field] for r in truth["sim_key"]["records"].values())
+        assert rep.aggregate["counts"] == {k: v for k, v in counts.items() if v}
         assert rep.aggregate["unknown"] == 0 and rep.coverage.complete
         first = rep.answer.split("\n\n")[0]
         assert answer_matches(key, first), (key["kind"], key["answer"], first)
@@ -57,7 +62,7 @@ def test_oracle_gets_every_aggregation_question_exactly(oolong):
         # each number links to the items counted: every item of the asked label, with its line
         for lab in rep.aggregate["labels_asked"]:
             items = rep.aggregate["items"][lab]
-            assert len(items) == truth["counts"][lab]
+            assert len(items) == counts[lab]
             assert all(truth["sim_key"]["records"][i]["label"] == lab for i, _p, _l in items)
         vals = rep.aggregate["value_items"]  # sums and averages: the very records added up
         if key["kind"] in ("sum", "mean"):
@@ -69,7 +74,7 @@ def test_oracle_gets_every_aggregation_question_exactly(oolong):
         if key["kind"] == "max":
             assert rep.aggregate["result"] == key["answer"]
     assert kinds == {"count", "most_common", "more", "share", "percentage", "sum", "mean", "max",
-                     "min", "top", "per_label", "mean_per_label"}
+                     "min", "top", "per_label", "mean_per_label", "sum_per_region"}
 
 
 def test_failed_chunk_gives_a_range_that_holds_the_truth(oolong):
@@ -144,3 +149,67 @@ def test_records_are_checked_against_their_lines():
     assert shape.search(line) and not shape.search("ID: R-0001 ||")
     assert wants("How many more X than Y?") and wants("Which label is the most common?")
     assert not wants("What did the committee decide?")
+
+
+def test_values_from_the_wrong_field_or_from_nowhere_are_never_added(oolong):
+    path, truth = oolong
+    q, key = next((q, k) for q, k in truth["questions"].items()
+                  if k["kind"] == "sum" and not k.get("label"))  # every record's minutes
+    quiet = {k: 0.0 for k in ("offby", "badquote", "fabricate", "dup", "schema", "refuse", "429",
+                              "slow", "drop", "merge", "answer")}
+    rep = ask_sim(path, q, truth, kind="noisy", rates={**quiet, "badvalue": 0.1})
+    recs = truth["sim_key"]["records"]
+    vals = rep.aggregate["value_items"]
+    assert all(recs[i]["value"] == v for i, _p, _l, v in vals)  # no damaged value was added
+    damaged = len(recs) - len(vals)
+    assert damaged > 5 and rep.aggregate["rejected"] == damaged == rep.aggregate["unknown"]
+    first = rep.answer.split("\n\n")[0]
+    lo = int(sum(v for *_x, v in vals))
+    assert first.startswith(f"Sum: at least {lo:,} ") and lo <= key["answer"]
+    assert any("did not check out" in d for d in rep.coverage.declared)
+
+
+def holds(key: dict, agg: dict) -> bool:
+    """Whether code's result (exact, or the bound it states) holds the key's true answer."""
+    want, res, kind = key["answer"], agg["result"], key["kind"]
+    if kind in ("count", "per_label"):
+        rng = res if kind == "per_label" else {key["label"]: res[key["label"]]}
+        truth = want if kind == "per_label" else {key["label"]: want}
+        return all(rng[lab]["low"] <= n <= rng[lab]["high"] for lab, n in truth.items())
+    if kind in ("more", "share", "percentage"):
+        w = want / 100 if kind == "percentage" else want
+        return res["low"] - 1e-4 <= w <= res["high"] + 1e-4
+    if kind == "sum":
+        return res == want if not agg["unknown"] else res <= want
+    if kind == "max":
+        return res == want if not agg["unknown"] else res <= want
+    if kind == "min":
+        return res == want if not agg["unknown"] else res >= want
+    if kind == "sum_per_region":  # non-negative sums: lower bounds when records are unknown
+        return res == want if not agg["unknown"] else all(res.get(r, 0) <= n
+                                                          for r, n in want.items())
+    if kind in ("mean", "mean_per_label"):  # known records only: exact when none is unknown
+        return bool(agg["unknown"]) or res == want
+    return bool(agg["unknown"]) or res == want  # most common, top 3
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_noisy_reader_every_number_is_exact_or_a_bound_that_holds(oolong, seed):
+    path, truth = oolong
+    bad = []
+    for q, key in truth["questions"].items():
+        rep = ask_sim(path, q, truth, kind="noisy", rates={"slow": 0.0}, seed=seed)
+        if not holds(key, rep.aggregate):
+            bad.append((key["kind"], key["answer"], rep.answer.split("\n\n")[0]))
+    assert not bad, bad
+
+
+def test_a_tie_for_most_common_is_said():
+    from rlm.aggregate import Counted, Tally
+    from rlm.aggregate_ops import answer
+
+    recs = [Counted(f"R-{i}", i, lab, None, "f") for i, lab in enumerate("aabbc", 1)]
+    text, agg = answer("Which label is the most common?", Tally(records=recs))
+    assert text.startswith("The most common label is 'a' (2 of 5 records), tied with 'b'.")
+    text, _ = answer("Which label is the least common?", Tally(records=recs[:4]))
+    assert "tied with" in text.split("\n\n")[0]

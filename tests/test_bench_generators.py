@@ -85,4 +85,7 @@ def test_oolong_suite_oracle_exact_and_baselines_not(tmp_path, monkeypatch):
     assert by[("rlm", "sim:oracle")]["recall"] == 1.0
     assert by[("rlm", "sim:adversarial")]["fabricated_accepted"] == 0
     assert by[("naive-fanout", "sim:oracle")]["recall"] < 1.0  # 3 findings a chunk, model counts
-    assert all(r["fabricated_accepted"] == 0 for r in rows)
+    # oolong's "fabricated accepted": a wrong number stated as exact; rlm never, the naive
+    # fan-out always (its reader counts what 3 findings a chunk let through)
+    assert all(r["fabricated_accepted"] == 0 for r in rows if r["system"] == "rlm")
+    assert by[("naive-fanout", "sim:oracle")]["fabricated_accepted"] >= 1

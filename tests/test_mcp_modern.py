@@ -10,6 +10,8 @@ import json
 import re
 
 import anyio
+import pytest
+from mcp.shared.exceptions import MCPError
 
 from mcp_harness import connect, structured, text_of
 from mcp_types import CreateMessageResult, ListRootsResult, Root, TextContent
@@ -140,4 +142,35 @@ def test_roots_and_sampling_together_keep_the_roots_across_rounds(tmp_path):
 
     rep = structured(anyio.run(main))
     assert listed == [1] and sampled == [1]  # roots asked once, in the call's first round
+    assert rep["coverage"]["complete"] and [f["source"]["line_start"] for f in rep["findings"]] == [3]
+
+
+def test_the_rounds_on_the_wire_keys_and_sealed_state(tmp_path):
+    """Driving the rounds by hand (allow_input_required): what the server asks for, and that
+    only the state it minted continues the run."""
+    (tmp_path / "notes.txt").write_text("a\nb\nthe launch code is BLUE-HERON\n")
+
+    async def never(context, params):  # declares sampling; the test answers by hand
+        raise AssertionError("the test drives the rounds itself")
+
+    async def main():
+        async with connect([tmp_path], "--model", "sampling", sampling_callback=never) as c:
+            args = {"path": "notes.txt", "question": "what is the launch code?",
+                    "strategy": "direct"}
+            first = await c.session.call_tool("ask", args, allow_input_required=True)
+            with pytest.raises(MCPError, match="requestState"):  # sealed: not ours, refused
+                await c.session.call_tool("ask", args, allow_input_required=True,
+                                          request_state="forged-state", input_responses={})
+            [(key, req)] = first.input_requests.items()
+            answer = reply(json.dumps({"answer": "BLUE-HERON.", "cites": [3]}))
+            done = await c.session.call_tool("ask", args, allow_input_required=True,
+                                             request_state=first.request_state,
+                                             input_responses={key: answer})
+            return first, key, req, done
+
+    first, key, req, done = anyio.run(main)
+    assert first.result_type == "input_required" and first.request_state
+    assert key.startswith("rlm-sample-") and req.method == "sampling/createMessage"
+    assert "BLUE-HERON" in req.params.messages[0].content.text  # the chunk travels in the request
+    rep = structured(done)
     assert rep["coverage"]["complete"] and [f["source"]["line_start"] for f in rep["findings"]] == [3]

@@ -108,3 +108,21 @@ def test_facts_of_the_repo_fixture_in_well_under_a_minute(tmp_path):
     assert any(c.startswith("hashlib.sha1() is a weak hash") for c in claims)
     assert any(c.startswith("test_roundtrip exercises hash_password, check_password") for c in claims)
     assert not any(f.path.startswith(("vendor/", "node_modules/", "build/")) for f in r.facts)
+
+
+def test_line_numbers_survive_form_feeds_like_the_evidence_checker_reads_them(tmp_path):
+    """A form feed (^L page break) or U+2028 is not a line break for Python, git or the
+    evidence checker: each fact's line and evidence are the file's own, after them too."""
+    from rlm import evidence
+
+    write(tmp_path, {"pkg/__init__.py": "", "pkg/old.py": (
+        "import subprocess\n\x0c\n# section two \u2028 still one line\n\n"
+        "def run(cmd):\n    # FIXME: quote the command\n"
+        "    return subprocess.run(cmd, shell=True)\n")})
+    facts = [f for f in repo_facts(tmp_path).facts if f.path == "pkg/old.py"]
+    kinds = {f.kind: f for f in facts}
+    assert kinds["marker"].line_start == 6 and kinds["risk"].line_start == 7
+    for f in facts:
+        first = f.evidence.split("\n")[0]
+        ev = evidence.check(tmp_path, f"{f.path}:{f.line_start}-{f.line_start}", first.strip())
+        assert ev.status == "verified", (f.kind, f.line_start, ev.reason)

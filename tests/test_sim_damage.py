@@ -28,7 +28,7 @@ from rlm.models.openai_compat import OpenAICompatModel, reset_mode_cache  # noqa
 from rlm.schemas import Finding, Source  # noqa: E402
 
 QUIET = {k: 0.0 for k in ("offby", "badquote", "fabricate", "drop", "dup", "schema", "refuse",
-                          "slow", "429", "merge", "answer")}
+                          "slow", "429", "merge", "answer", "badvalue")}
 
 
 def _findings(n: int = 24) -> list[Finding]:
@@ -106,6 +106,17 @@ def test_pipeline_reduce_keeps_every_number_and_refuses_damaged_merges(tmp_path)
     assert sum("refused a merge" in m for m in bad.reduce.log) == len(damage)
     assert damaged_merges_accepted([f.model_dump() for f in bad.findings], log) == 0
     assert want <= set().union(*(numbers_and_ids(f.claim) for f in bad.findings))
+
+
+def test_a_chunk_denser_than_one_answer_is_named_not_silently_cut(tmp_path):
+    """8 relevant lines a chunk, 3 findings an answer: the perfect reader reports 15 of 40, and
+    rlm says which chunks may hold more (the loss was silent before)."""
+    case = tickets_case(tmp_path)
+    case.context = 4096
+    rep, _ = _ask(case, "oracle")
+    assert len([f for f in rep.findings if f.verified]) == 15 < len(case.qk.items)
+    note = next(d for d in rep.coverage.declared if "most findings one call may return" in d)
+    assert note.startswith(f"{rep.coverage.chunks_total} of {rep.coverage.chunks_total} chunks")
 
 
 @pytest.fixture(scope="module")

@@ -51,7 +51,9 @@ def _by_code_arithmetic(key: SimKey, ids: set[str], text: str) -> str:
     from rlm.aggregate_ops import answer
 
     m = re.search(r"^Question: (.*)$", text, re.M)
-    recs = [Counted(i, 0, key.records[i]["label"], key.records[i].get("value"), "")
+    field = next((k.agg.get("field", "label") for q, k in key.questions.items()
+                  if m and " ".join(q.split()) == " ".join(m.group(1).split()) and k.agg), "label")
+    recs = [Counted(i, 0, key.records[i][field], key.records[i].get("value"), "")
             for i in sorted(ids) if i in key.records]
     if not recs:
         return "No record was shown."

@@ -56,3 +56,16 @@ def answer(out: dict, rng: random.Random, rate: float, note: Callable) -> dict:
         ans = f"Logged as {new}. {ans}"  # first: the answer's 800-character cut keeps it
         note("answer_damage", how="invent", token=new)
     return {**out, "answer": ans[:800]}
+
+
+def record_value(r: dict, line_text: str, rng: random.Random, note: Callable) -> dict:
+    """A record whose value is another number of its line (the wrong field), or a number its
+    line does not show."""
+    others = [float(x) for x in re.findall(r"(?<![\w-])\d+(?:\.\d+)?", line_text)
+              if float(x) != r["value"]]
+    if others and rng.random() < 0.5:
+        new, how = rng.choice(others), "wrong_field"
+    else:
+        new, how = r["value"] + rng.randint(1, 9) * 1000, "invented"
+    note("badvalue", line=r["line"], item=r["item"], how=how, value=new, was=r["value"])
+    return {**r, "value": new}

@@ -18,7 +18,7 @@ import re
 import threading
 from typing import Any
 
-from evals.sim import audit_reader, counting, damage
+from evals.sim import audit_reader, counting, damage, obey
 from evals.sim.key import Item, QuestionKey, SimKey
 
 NUMBERED = re.compile(r"^(\d+)\| ?(.*)$", re.M)
@@ -27,7 +27,8 @@ FINDING = re.compile(r"^\[(\d+)\] (.*) \(([^()]*):(\d+)-(\d+)\)$", re.M)
 NOISY_RATES = {"offby": 0.15, "badquote": 0.08, "fabricate": 0.1, "drop": 0.08, "dup": 0.08,
                "schema": 0.04, "refuse": 0.04, "slow": 0.04, "429": 0.05,
                "merge": 0.3,  # a merged claim drops, alters or adds a number or identifier
-               "answer": 0.3}  # an answer's number is altered, or an identifier is invented
+               "answer": 0.3,  # an answer's number is altered, or an identifier is invented
+               "badvalue": 0.05}  # a record's value: another number of its line, or none of them
 _NO_DIRS = re.compile(r"(?:/[^\s/:()]+)+/")  # directories in prompts differ between machines
 TAG_FAB = "unsupported-by-text"  # marks claims whose quote the noisy reader invented
 TAG_OBEY = "as-instructed"  # marks findings the adversarial reader made because the text said so
@@ -158,7 +159,8 @@ class Reader:
         if name == "MapResult":
             return {"findings": self._map(text, qk, rng)}
         if name == "RecordsResult":
-            return {"records": self._records(text, rng)}
+            return {"records": self._records(text, rng, (qk.agg or {}).get("field", "label")
+                                             if qk is not None else "label")}
         if name == "GroupJudgement":
             return self._judge(text, qk)
         if name == "MergeResult":
@@ -173,6 +175,9 @@ class Reader:
             return out
         if name == "ModuleResult":
             out = audit_reader.module_result(text, qk)
+            if self.kind == "adversarial":
+                out = obey.module(out, audit_reader.module_rows(text), self.key.instructions,
+                                  self._note, TAG_OBEY)
             if self.kind == "noisy":
                 out = audit_reader.damage_module(out, rng, self.rates, self._note, TAG_FAB)
             return out
@@ -180,6 +185,11 @@ class Reader:
             return {"purpose": "Code of this part of the repository", "key_apis": []}
         if name == "PhraseResult":
             return audit_reader.phrase_result(candidates(text), qk)
+        if name in ("RiskPickResult", "PickResult") and self.kind == "adversarial":
+            picks = obey.picks(self._picks(text, qk), candidates(text), self.key.instructions,
+                               self._note, TAG_OBEY)
+            sev = {"severity": "medium"} if name == "RiskPickResult" else {}
+            return {"picks": [{**p, **sev} for p in picks]}
         if name == "RiskPickResult":
             return {"picks": [{**p, "severity": "medium"} for p in self._picks(text, qk)]}
         if name == "PickResult":
@@ -275,7 +285,7 @@ class Reader:
     def _invented(rng: random.Random) -> str:
         return f"invented words number {rng.randrange(10**6)} that no line holds"
 
-    def _records(self, text: str, rng: random.Random) -> list[dict]:
+    def _records(self, text: str, rng: random.Random, field: str = "label") -> list[dict]:
         pat = self.key.record_pattern
         if not pat:
             return []
@@ -286,15 +296,19 @@ class Reader:
             rec = self.key.records.get(m.group(1)) if m else None
             if rec is None:
                 continue
-            out.append({"line": n, "item": m.group(1), "label": rec.get("label"),
+            out.append({"line": n, "item": m.group(1), "label": rec.get(field),
                         "value": rec.get("value")})
+        if self.kind == "adversarial":
+            return obey.records(out, shown_lines(text), self.key.instructions, self._note, TAG_OBEY)
         if self.kind != "noisy":
             return out
-        kept = []
+        kept, text_of = [], dict(shown_lines(text))
         for r in out:
             if rng.random() < self.rates["drop"]:
                 self._note("drop", line=r["line"])
                 continue
+            if r["value"] is not None and rng.random() < self.rates["badvalue"]:
+                r = damage.record_value(r, text_of.get(r["line"], ""), rng, self._note)
             kept.append(r)
         return kept
 

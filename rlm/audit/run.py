@@ -31,7 +31,7 @@ from rlm.repo.candidates import is_weak_model
 from rlm.repo.corpus import RepoCorpus
 from rlm.repo.ledger import done_event
 from rlm.repo.rounds import Rounds, StopReason, run_rounds
-from rlm.run.events import Plan, to_sink
+from rlm.run.events import Gate, Plan, to_sink
 from rlm.run.outcomes import Status
 from rlm.run.session import Session
 from rlm.schemas import Estimate
@@ -123,6 +123,11 @@ async def audit_async(repo: str, opts: AuditOptions | None = None, model: Model 
                             handle_sigint=handle_sigint, interrupt=interrupt,
                             prepare=walk_repo) as s:
         run = _Audit(opened[0], opts, s.sub, s.budget, s.sink)
+        s.emit(Gate("code_only", ["no model: code scans every kept file for facts"])
+               if run.code_only else
+               Gate("fanout", [f"module map: {len(run.first_jobs)} call(s) over "
+                               f"{len(run.st.modules)} module(s), then rounds until two find "
+                               "nothing new"]))  # the strategy, as ask's gate event says its
         rounds = await run.execute(s.scope)
         rep = build_report(run, rounds, s.run_id, question)
         redact_model.declare_in_statement(s.redaction, rep)

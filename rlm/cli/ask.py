@@ -14,7 +14,7 @@ from rich.console import Console
 from rlm.cli.base import (  # noqa: F401 - the shared options and output
     app, fixture_app, config_app, err, EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_INCOMPLETE,
     _fail, _run, _first_leaf, ModelOpt, BaseUrlOpt, _urls, ConcOpt, MaxTokOpt, MaxCallsOpt,
-    TimeoutOpt, JsonOpt, OutOpt, DryOpt, QuietOpt, YesOpt, RedactOpt, RedactReportOpt,
+    TimeoutOpt, JsonOpt, OutOpt, DryOpt, QuietOpt, YesOpt, RedactOpt, RedactReportOpt, SubModelOpt,
     NoCacheOpt, _emit, _argv, _emit_repo, exit_code,
 )
 
@@ -25,8 +25,7 @@ def ask(
     question: str = typer.Argument(..., help="the question"),
     model: Optional[str] = ModelOpt,
     base_url: Optional[List[str]] = BaseUrlOpt,
-    sub_model: Optional[str] = typer.Option(None, "--sub-model", help="model for the fan-out's "
-                                            "sub-calls (same server); --model synthesises"),
+    sub_model: Optional[str] = SubModelOpt,
     concurrency: int = ConcOpt,
     max_tokens: Optional[int] = MaxTokOpt,
     max_calls: Optional[int] = MaxCallsOpt,

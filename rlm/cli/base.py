@@ -90,6 +90,8 @@ BaseUrlOpt = typer.Option(None, "--base-url", help="OpenAI-compatible server, e.
 def _urls(values: Optional[List[str]]) -> Optional[str]:
     """Repeated --base-url values as one comma list (split again by the model registry)."""
     return ",".join(values) if values else None
+SubModelOpt = typer.Option(None, "--sub-model", help="model for the sub-calls (map, judge, merge, "
+                          "repository jobs; same server); --model synthesises")
 ConcOpt = typer.Option(4, "--concurrency", "-c", min=1, max=512, help="sub-calls in flight")
 MaxTokOpt = typer.Option(None, "--max-tokens", min=1, help="token budget for the whole run")
 MaxCallsOpt = typer.Option(None, "--max-calls", min=1, help="call budget for the whole run")

@@ -15,7 +15,7 @@ from rich.console import Console
 from rlm.cli.base import (  # noqa: F401 - the shared options and output
     app, fixture_app, config_app, err, EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_INCOMPLETE,
     _fail, _run, _first_leaf, ModelOpt, BaseUrlOpt, _urls, ConcOpt, MaxTokOpt, MaxCallsOpt,
-    TimeoutOpt, JsonOpt, OutOpt, DryOpt, QuietOpt, YesOpt, RedactOpt, RedactReportOpt,
+    TimeoutOpt, JsonOpt, OutOpt, DryOpt, QuietOpt, YesOpt, RedactOpt, RedactReportOpt, SubModelOpt,
     NoCacheOpt, _emit, _argv, _emit_repo, exit_code,
 )
 
@@ -28,6 +28,7 @@ def audit_cmd(
     max_rounds: int = typer.Option(6, "--max-rounds", min=1, max=50, help="at most this many rounds"),
     model: Optional[str] = ModelOpt,
     base_url: Optional[List[str]] = BaseUrlOpt,
+    sub_model: Optional[str] = SubModelOpt,
     concurrency: int = ConcOpt,
     max_tokens: Optional[int] = MaxTokOpt,
     max_calls: Optional[int] = MaxCallsOpt,
@@ -37,6 +38,7 @@ def audit_cmd(
     dry_run: bool = DryOpt,
     quiet: bool = QuietOpt,
     redact: Optional[bool] = RedactOpt,
+    redact_report: bool = RedactReportOpt,
     no_cache: bool = NoCacheOpt,
 ) -> None:
     """Audit a repository: module map, findings with checked path:line evidence, ranked risks.
@@ -48,7 +50,8 @@ def audit_cmd(
     def go():
         import anyio
 
-        opts = AuditOptions(model=model, base_url=_urls(base_url), concurrency=concurrency,
+        opts = AuditOptions(model=model, base_url=_urls(base_url), sub_model=sub_model,
+                            concurrency=concurrency, redact_report=redact_report,
                             max_tokens=max_tokens, max_calls=max_calls, timeout=timeout,
                             lenses=parse_lenses(lens), max_rounds=max_rounds, dry_run=dry_run,
                             no_cache=no_cache, redact=redact, argv=_argv("audit"))
@@ -67,6 +70,7 @@ def mine_cmd(
     questions: list[str] = typer.Argument(..., help="one or more questions"),
     model: Optional[str] = ModelOpt,
     base_url: Optional[List[str]] = BaseUrlOpt,
+    sub_model: Optional[str] = SubModelOpt,
     concurrency: int = ConcOpt,
     max_tokens: Optional[int] = MaxTokOpt,
     max_calls: Optional[int] = MaxCallsOpt,
@@ -76,6 +80,7 @@ def mine_cmd(
     dry_run: bool = DryOpt,
     quiet: bool = QuietOpt,
     redact: Optional[bool] = RedactOpt,
+    redact_report: bool = RedactReportOpt,
     no_cache: bool = NoCacheOpt,
 ) -> None:
     """Mine requirements: facts per question, verified in code or marked inferred.
@@ -87,7 +92,8 @@ def mine_cmd(
     def go():
         import anyio
 
-        opts = MineOptions(model=model, base_url=_urls(base_url), concurrency=concurrency,
+        opts = MineOptions(model=model, base_url=_urls(base_url), sub_model=sub_model,
+                           concurrency=concurrency, redact_report=redact_report,
                            max_tokens=max_tokens, max_calls=max_calls, timeout=timeout,
                            dry_run=dry_run, no_cache=no_cache, redact=redact, argv=_argv("mine"))
         prog = Progress(enabled=not quiet and sys.stderr.isatty())

@@ -108,6 +108,21 @@ def _short(text: str, drop: list[str], width: int = 60) -> str:
     return t if len(t) <= width else t[:width] + "…"
 
 
+def around(text: str, anchors: list[str], width: int = 160) -> str:
+    """What a long hit line says around its anchor: the line's start when the anchor is in it,
+    else the words from just before the anchor on (a key's value follows the key; cutting the
+    line at its start would drop both)."""
+    msg = message_of(text, 100_000)
+    if len(msg) <= width:
+        return msg
+    at = min((i for a in anchors if (i := msg.find(a)) >= 0), default=-1)
+    if at < 0 or at + len(msg[at:].split(" ", 1)[0]) <= width - 30:
+        return msg[:width] + "…"
+    start = msg.rfind(". ", 0, at)  # from the sentence that holds the anchor
+    start = start + 2 if start >= 0 and at - start <= width // 2 else max(0, at - width // 4)
+    return "…" + msg[start:start + width] + ("…" if start + width < len(msg) else "")
+
+
 def grep_timeline(items: list[tuple[str, int, str]], anchors: list[str],
                   limit: int = 40, in_findings: bool = True) -> list[str]:
     """The hits as an ordered timeline, with the time span and what repeats (Markdown lines)."""
@@ -131,9 +146,11 @@ def grep_timeline(items: list[tuple[str, int, str]], anchors: list[str],
             f"{', …' if len(lns) > 6 else ''})" for s, n, lns in rep[:5]) + ".")
     out.append("Timeline (found by code, in file order):")
     multi = len({s.path for s in ss}) > 1
+    full = {(path, ln): text for path, ln, text in items}
     for i, s in enumerate(ss[:limit], 1):
         where = f"{s.path}:{s.line}" if multi else f"line {s.line:,}"
-        out.append(f"{i}. {when(s.when) if s.when else '-'} · {where} · {s.text}")
+        text = around(full.get((s.path, s.line), s.text), anchors)
+        out.append(f"{i}. {when(s.when) if s.when else '-'} · {where} · {text}")
     if len(ss) > limit:
         out.append(f"(and {len(ss) - limit} more hits" + (": see the JSON report's findings)"
                                                           if in_findings else ", not listed)"))

@@ -38,8 +38,18 @@ class Skipped:
     listed files the entry stands for (1 for a file, the count inside for a folder)."""
 
     path: str
-    reason: str
+    reason: str  # "kind" or "kind: detail", e.g. "vendored: 12 files", "unreadable: ..."
     files: int = 1
+
+    @property
+    def kind(self) -> str:
+        """vendored, generated, binary, unreadable, symlink, ... (the walker's own words)."""
+        return self.reason.split(":", 1)[0]
+
+    @property
+    def incomplete(self) -> bool:
+        """Text that should have been read and could not be: coverage is not complete."""
+        return self.kind == "unreadable"
 
 
 @dataclass

@@ -101,8 +101,7 @@ class WalkResult:
         """Files skipped per reason kind ("vendored", "binary", "unreadable", ...)."""
         out: dict[str, int] = {}
         for s in self.skipped:
-            kind = s.reason.split(":", 1)[0]
-            out[kind] = out.get(kind, 0) + s.files
+            out[s.kind] = out.get(s.kind, 0) + s.files
         return dict(sorted(out.items()))
 
 

@@ -30,6 +30,14 @@ class Budget:
     interrupted_by: str = "Ctrl-C"  # what interrupted, for the coverage statement
     in_flight: int = 0  # requests reserved and not yet settled
     reserved_tokens: int = 0  # their worst-case tokens
+    # the units a spent cap stopped (never run, or cut short in their retries) and which cap:
+    # what the answer's "Stopped by the budget" line reads, instead of parsing reasons
+    stopped_ids: set[str] = field(default_factory=set)
+    stopped_by: str | None = None
+
+    def stopped(self, unit_id: str, why: str) -> None:
+        self.stopped_ids.add(unit_id)
+        self.stopped_by = why
 
     def exhausted(self, tokens: int = 1) -> str | None:
         """Why one more request of up to `tokens` tokens may not start (None when it may),

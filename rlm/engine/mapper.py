@@ -13,7 +13,7 @@ from typing import Any, Awaitable, Callable, Generic, Iterable, TypeVar
 import anyio
 
 from rlm.engine.budget import Budget
-from rlm.errors import BudgetExhausted, ModelCallError, ModelUnreachable
+from rlm.errors import BudgetExhausted, ContextTooLong, ModelCallError, ModelUnreachable
 from rlm.run.outcomes import Status
 
 I = TypeVar("I")
@@ -28,6 +28,7 @@ class Outcome(Generic[I]):
     result: Any = None
     status: Status = Status.OK
     reason: str | None = None
+    too_long: bool = False  # the server said the prompt does not fit (ContextTooLong)
 
     @property
     def ok(self) -> bool:
@@ -79,14 +80,19 @@ async def map_items(items: Iterable[I], worker: Callable[[I], Awaitable[Any]], *
                 continue
             why = budget.exhausted()
             if why:
+                if not budget.interrupted:
+                    budget.stopped(key(item), why)
                 done(Outcome(item, status=_stopped(budget), reason=f"not run: {why}"))
                 continue
             in_flight[key(item)] = item
             try:
                 res = await worker(item)
             except ModelCallError as e:
-                done(Outcome(item, status=Status.FAILED, reason=e.reason))
+                done(Outcome(item, status=Status.FAILED, reason=e.reason,
+                             too_long=isinstance(e, ContextTooLong)))
             except BudgetExhausted as e:
+                if not budget.interrupted:
+                    budget.stopped(key(item), str(e))
                 n = e.attempts  # calls made and failed before the budget stopped the retries
                 done(Outcome(item, status=Status.FAILED if n else _stopped(budget),
                              reason=f"not run: {e}" if not n else

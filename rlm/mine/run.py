@@ -38,15 +38,15 @@ from rlm.repo.candidates import (
 from rlm.repo.claim_support import support
 from rlm.repo.corpus import RepoCorpus
 from rlm.repo.ledger import ReadTracker, done_event
-from rlm.run.events import Plan, to_sink
+from rlm.run.events import Gate, Plan, to_sink
 from rlm.run.ledger import failed_parts, ranges_of
 from rlm.run.outcomes import Status
 from rlm.run.session import Session
+from rlm.run.window import PROMPT_OVERHEAD_TOKENS
 from rlm.schemas import Estimate, FailedChunk
 from rlm.schemas_repo import Fact, MineReport, QuestionResult
 
 RECIPE = "requirements-mining"
-PROMPT_OVERHEAD_TOKENS = 450
 CANONICAL_SCOPE = ("answered by code: each test and the package functions it calls, the public "
                    "API and the commands the README documents")
 
@@ -218,6 +218,8 @@ async def mine_async(repo: str, questions: list[str], opts: MineOptions | None =
                             on_event=on_event, handle_sigint=handle_sigint, interrupt=interrupt,
                             prepare=walk_repo) as s:
         run = _Mine(opened[0], qs, opts, s.sub, s.budget, s.sink)
+        s.emit(Gate("scoped", [f"code scopes each of {len(qs)} question(s) by keyword search "
+                               "and shared identifiers; then one call or a fan-out each"]))
         estimate = run.plan()
         if not opts.dry_run:
             await run.run(s.scope)

@@ -73,7 +73,7 @@ def file_coverage(c: RepoCorpus, read: set[str], failed: set[str]) -> FileCovera
                       ignored_by_gitignore=c.walk.ignored_count)
     by_reason = dict(c.walk.skipped_by_reason())
     skipped_files = [{"path": s.path, "reason": s.reason, "files": s.files,
-                      "incomplete": s.reason.startswith("unreadable")}
+                      "incomplete": s.incomplete}
                      for s in c.walk.skipped]
     for f in c.files:
         if f.path in c.unreadable and f.path not in read:

@@ -18,7 +18,6 @@ from rlm.errors import ContextTooLong
 from rlm.models.profile import profile_of
 
 R = TypeVar("R")
-TOO_LONG = "does not fit the model's context"  # in ContextTooLong's reason
 MIN_PIECE_BYTES = 64  # below this a piece is not split further: its failure is reported
 
 

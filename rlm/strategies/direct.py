@@ -10,6 +10,7 @@ from rlm.corpus.lines import MAX_LINE_CHARS
 from rlm.corpus.timewindow import log_window, window_note
 from rlm.estimate import announce
 from rlm.run import fit
+from rlm.run.events import Gate
 from rlm.run.window import PROMPT_OVERHEAD_TOKENS
 from rlm.schemas import Estimate
 from rlm.support import supports
@@ -44,7 +45,7 @@ async def run(ctx: Context) -> Result:
         return res
     announce(ctx, res.estimate)  # measured-speed seconds; progress flags a 3x overrun
     o = await one_call(ctx, "direct", chunk, material=material)
-    if not o.ok and fit.TOO_LONG in (o.reason or "") and not ctx.decision.forced:
+    if o.too_long and not ctx.decision.forced:
         return await _to_fanout(ctx, "the server said it does not fit the model's context")
     if not o.ok:
         res.fail(unit_of(chunk), o)
@@ -82,4 +83,5 @@ async def _to_fanout(ctx: Context, why: str) -> Result:
     ctx.decision.strategy = "fanout"
     ctx.decision.reasons.append(f"not one call after all: {why}, over the usable window of "
                                 f"{ctx.window:,}: fan-out")
+    ctx.emit(Gate("fanout", list(ctx.decision.reasons)))  # what runs now, in the record too
     return await fanout.run(ctx)

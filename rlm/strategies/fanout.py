@@ -106,12 +106,17 @@ async def map_chunks(ctx: Context, res: Result, make_chunks: Callable[[], Iterab
 
     verified: list[Finding] = []
     unverified: list[Finding] = []
+    cap = next((m.max_length for m in out_model.model_fields["findings"].metadata
+                if getattr(m, "max_length", None)), 10**9)  # the findings one call may give
+    full: list[str] = []  # chunks whose answer was full: they may hold more than it says
 
     def finished(o: Outcome) -> None:
         c: Chunk = o.item
         fs = []
         if o.ok:
             res.read(c)
+            if len(o.result.findings) >= cap:
+                full.append(c.id)
             for mf in o.result.findings:
                 f = check_citation(res, c, mf, len(verified) + len(unverified) + 1)
                 (verified if f.verified else unverified).append(f)
@@ -128,6 +133,12 @@ async def map_chunks(ctx: Context, res: Result, make_chunks: Callable[[], Iterab
         res.cov.declared.append(f"{n} {'chunk was' if n == 1 else 'chunks were'} too big for the "
                                 "model's context (by the estimate on its own text, or by the "
                                 "server) and read in pieces")
+    if full:  # a dense chunk loses findings past the cap: say so, never silently
+        full.sort(key=lambda k: int(k[1:]))
+        res.cov.declared.append(
+            f"{len(full)} of {total} chunks gave the most findings one call may return ({cap}): "
+            f"they may hold more relevant lines than reported ({', '.join(full[:5])}"
+            f"{', …' if len(full) > 5 else ''}); ask a narrower question or use smaller chunks")
     # file order, not completion order: reduce/synthesis prompts (and the call cache) stay
     # the same from one run to the next
     for fs in (verified, unverified):
