@@ -174,3 +174,58 @@ def test_the_rounds_on_the_wire_keys_and_sealed_state(tmp_path):
     assert "BLUE-HERON" in req.params.messages[0].content.text  # the chunk travels in the request
     rep = structured(done)
     assert rep["coverage"]["complete"] and [f["source"]["line_start"] for f in rep["findings"]] == [3]
+
+
+def test_rounds_work_over_streamable_http_too(tmp_path):
+    """2026-07-28 over HTTP is single-exchange POSTs: the rounds are separate requests, and the
+    run lives on in the server between them."""
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    from mcp import Client
+    from mcp_harness import server_args, server_env
+
+    (tmp_path / "notes.txt").write_text("a\nb\nthe launch code is BLUE-HERON\n")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, *server_args([tmp_path], "--http", f"127.0.0.1:{port}",
+                                                          "--model", "sampling")],
+                            env=server_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    sampled: list = []
+
+    async def sampling(context, params):
+        sampled.append(params)
+        return reply(json.dumps({"answer": "BLUE-HERON.", "cites": [3]}))
+
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert proc.poll() is None, proc.stderr.read().decode()[-2000:]
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "the HTTP server did not start"
+                time.sleep(0.2)
+
+        async def main():
+            async with Client(f"http://127.0.0.1:{port}/mcp", read_timeout_seconds=60,
+                              sampling_callback=sampling) as c:
+                return c.protocol_version, await c.call_tool(
+                    "ask", {"path": "notes.txt", "question": "what is the launch code?",
+                            "strategy": "direct"})
+
+        version, res = anyio.run(main)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+    rep = structured(res)
+    assert version == "2026-07-28" and len(sampled) == 1
+    assert rep["model"] == "sampling" and rep["coverage"]["complete"]
+    assert [f["source"]["line_start"] for f in rep["findings"]] == [3]
