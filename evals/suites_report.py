@@ -63,10 +63,11 @@ MODELS_ABOUT = (
     "above. The embedded model (`--model local`: SmolLM2-135M through llama-cpp-python, 2 CPU "
     "cores) runs at the smallest sizes so that a suite stays near 10 minutes: {sizes}.")
 EMBEDDED_SIZES = {
-    "sim": "the --quick fixtures (20,000-line log, 300-line transcript, 180-line notes, the "
-           "repository fixture); rlm only",
+    "sim": "the --quick fixtures (20,000-line log, 180-line notes); rlm only; the transcript "
+           "fan-outs, the audit and mining (9 to 36 calls each) are not run with it",
     "sniah": "8k tokens, depth 0.5, both key kinds",
-    "oolong": "100 records, the 4 count questions (count, most common, difference, share)",
+    "oolong": "40 records (one chunk), the count question only: a 50-line records call took "
+              "the 135M model minutes",
 }
 
 
