@@ -157,3 +157,34 @@ def test_ranking_with_no_record_checked_out_is_said_not_crashed(oolong, kind):
     rep = anyio.run(go)
     assert "No label can be named" in rep.answer
     assert not rep.coverage.complete and rep.coverage.chunks_failed
+
+
+def test_a_reader_that_extracts_no_record_gives_no_exact_zero(tmp_path):
+    """The embedded model's OOLONG row found it: SmolLM2 answered the records call with no
+    record, and rlm stated '0 records have the label ...' as exact and complete. A chunk that
+    gave no record, when code learned no item shape, is now unknown: a range, incomplete."""
+    from rlm.api import AskOptions, ask_async
+    from rlm.models.openai_compat import OpenAICompatModel, reset_mode_cache
+    from fake_server import FakeServer
+
+    p = tmp_path / "records.txt"
+    truth = write_oolong(p, records=40, seed=5)
+    q, key = next((q, k) for q, k in truth["questions"].items() if k["kind"] == "count")
+
+    async def go():
+        server = FakeServer().start()
+        server.default = lambda req, text: {"records": []}  # a reader that finds nothing
+        reset_mode_cache()
+        m = OpenAICompatModel("empty", server.url, context_tokens=8192, timeout=5,
+                              max_attempts=2, backoff_base=0.01)
+        try:
+            return await ask_async(str(p), q, AskOptions(concurrency=2), model=m)
+        finally:
+            await m.aclose()
+            server.stop()
+
+    rep = anyio.run(go)
+    first = suites.first_words(rep.answer)
+    assert not suites.oolong_correct("count", 0, rep.answer), first  # no exact zero
+    assert suites.honest("count", key["answer"], rep.answer), first  # a range with the truth
+    assert not rep.coverage.complete
