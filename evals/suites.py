@@ -181,8 +181,8 @@ def reader_note(runs: list[RunResult], log: list[dict]) -> str:
         k = e["kind"] if e["kind"] != "obeyed" else f"obeyed ({e.get('what')})"
         kinds[k] = kinds.get(k, 0) + 1
     out = "; injected " + ", ".join(f"{k} {v}" for k, v in sorted(kinds.items())) if kinds else ""
-    failed = [c["chunk"] for r in runs for c in r.failed]
-    if failed:
+    failed = [c["chunk"] for r in runs for c in r.failed if r.system != "truncated-direct"]
+    if failed:  # (the truncated read is the harness's own call, not rlm's coverage)
         named = all(c["chunk"] in r.statement for r in runs for c in r.failed)
         out += f"; {len(failed)} failed chunk(s) " + ("all named in coverage" if named
                                                        else "NOT all named in coverage")
@@ -230,6 +230,12 @@ def honest(kind: str, want, answer: str) -> bool:
         return float(m.group(1).rstrip(".").replace(",", "")) <= want
     return bool(QUALIFIED.search(first)) and not re.search(r"\bbetween\b", first) \
         or kind in ("top", "per_label") and bool(QUALIFIED.search(first))
+
+
+def states_answer(kind: str, answer: str) -> bool:
+    """Whether the answer states one (a number; a label for rankings), right or wrong."""
+    first = first_words(answer)
+    return bool(re.search(r"'[a-z ]+'" if kind in ("most_common", "top") else r"\d", first))
 
 
 def wrong_example(stated_exact: bool, spec: dict, r: RunResult) -> str:
@@ -289,10 +295,10 @@ async def oolong_suite(workdir: Path, quick: bool, extra_models: list, concurren
                 ok += good
                 fair = honest(spec["kind"], spec["answer"], r.answer)
                 ranged += fair and not good
-                wrong_exact += not fair
-                if not fair:  # the first wrong number stated as exact; else the first bound
+                wrong_exact += not fair and states_answer(spec["kind"], r.answer)
+                if not fair and states_answer(spec["kind"], r.answer):  # wrong first
                     wrong.insert(len([w for w in wrong if w[0]]), (True, spec, r))
-                elif not good:
+                elif not good:  # a bound, or no answer at all
                     wrong.append((False, spec, r))
             agg = _sum_runs(runs)
             agg.strategy = "/".join(sorted({x.strategy for x in runs}))

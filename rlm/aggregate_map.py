@@ -143,9 +143,8 @@ def _count_unknown(tally: Tally, done_chunks: list[tuple[Chunk, bool, set[int]]]
     shape = item_shape([r.item for r in tally.records])
     for c, ok, seen in sorted(done_chunks, key=lambda x: int(x[0].id[1:])):
         lines = c.source.lines(c.line_start, c.line_end)
-        if shape is None:  # no item shape learned: a chunk that gave no record is unknown too
-            present = ([c.line_start + i for i, s in enumerate(lines) if s.strip()]
-                       if not ok or not seen else [])
+        if shape is None:  # no item shape learned: any line the reader did not extract may be one
+            present = [c.line_start + i for i, s in enumerate(lines) if s.strip()]
         else:
             present = [c.line_start + i for i, s in enumerate(lines) if shape.search(s)]
         missing = [ln for ln in present if ln not in seen]
