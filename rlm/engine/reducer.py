@@ -140,9 +140,13 @@ async def _model_round(model: Model, agg: list[Finding], question: str, budget: 
             first = inputs[0]
             others = ", ".join(f"{f.source.path}:{f.source.line_start}-{f.source.line_end}"
                                for f in inputs[1:])
+            # the others' own places (earlier merges, duplicates) come along: a merge of merges
+            # keeps naming every line its claim speaks for
+            carried = "".join(f"; {f.note}" for f in inputs[1:] if f.note)
             merged = first.model_copy(update={
                 "claim": g.claim.strip(),
-                "note": (first.note + "; " if first.note else "") + f"merged with {others}",
+                "note": (first.note + "; " if first.note else "") + f"merged with {others}"
+                + carried,
             })
             result.append(merged)
             used.update(ids)
