@@ -79,7 +79,8 @@ def main() -> None:
         rows = [("this tree", measure(HERE, log, a.chunks))]
         if a.before:
             rows.insert(0, ("before", measure(a.before.resolve(), log, a.chunks)))
-        print(f"log: {size / 1e6:.0f} MB, {a.lines:,} lines; ~{a.chunks:,} chunks held at once")
+        lines = "" if a.log else f", {a.lines:,} lines"
+        print(f"log: {size / 1e6:.0f} MB{lines}; ~{a.chunks:,} chunks held at once")
         print(f"{'tree':<10} {'chunks':>7} {'anon MB':>8} {'mmap MB':>8} {'B/chunk':>8} "
               f"{'cut s':>6} {'render ms':>9}")
         for name, m in rows:

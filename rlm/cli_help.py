@@ -28,3 +28,22 @@ def readable_help() -> None:
     core.TyperArgument.display_type_rich = lambda self, ctx: None  # its name says what it is
     core.TyperArgument._usage_display_name = argument_usage
     _done = True
+
+
+def one_line_usage_errors() -> None:
+    """A usage error (a bad option value, a missing argument, an unknown command) is one line on
+    stderr, like every other bad input, instead of typer's usage box; the exit code stays 2."""
+    import sys
+
+    from typer import rich_utils
+
+    def one_line(e) -> None:
+        if type(e).__name__ == "NoArgsIsHelpError":  # typer printed the help already
+            return
+        ctx = getattr(e, "ctx", None)
+        path = ctx.command_path if ctx is not None else "rlm"
+        where = path.removeprefix("rlm").strip()
+        msg = " ".join(str(e.format_message()).split())
+        sys.stderr.write(f"rlm: {where + ': ' if where else ''}{msg} (see `{path} --help`)\n")
+
+    rich_utils.rich_format_error = one_line

@@ -310,3 +310,40 @@ def test_a_model_that_picks_no_risk_cannot_suppress_code_flagged_risks(fake_serv
         assert f.verified and f.status != "rejected"
         line = (root / f.source.path).read_text().splitlines()[f.source.line_start - 1]
         assert line.strip() in f.evidence
+
+
+def test_audit_evidence_is_only_found_in_what_the_call_was_shown(fake_server, tmp_path):
+    """The one evidence rule, as in ask (rlm.corpus.chunk.ShownLines): a quote cited a few
+    lines past the end of a call's chunk is in the file, but the call never saw it: rejected,
+    not verified (the rule used to allow 5 lines past what was shown)."""
+    root = tmp_path / "repo"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "__init__.py").write_text("")
+    lines = [f"SETTING_{i} = {i * 7}" for i in range(1, 241)]
+    (root / "pkg" / "big.py").write_text("\n".join(lines) + "\n")
+    seen: list[tuple[int, int]] = []
+
+    def module(req, text):
+        facts = []
+        for path, rows in R.module_rows(text):
+            if path != "pkg/big.py" or not rows:
+                continue
+            first, last = rows[0][0], rows[-1][0]
+            seen.append((first, last))
+            facts.append({"claim": "a setting it shows", "evidence_path": f"{path}:{last}",
+                          "quote": lines[last - 1]})
+            if last + 2 <= len(lines):  # in the file, 2 lines past what this call was shown
+                facts.append({"claim": "a setting it never saw",
+                              "evidence_path": f"{path}:{last + 2}", "quote": lines[last + 1]})
+        return {"purpose": "settings", "key_apis": [], "facts": facts, "risks": []}
+
+    fake_server.on("ModuleResult", module)
+    rep = audit(str(root), _opts(fake_server, chunk_chars=1500, max_rounds=1))
+    assert len(seen) >= 3  # the file was read in several calls
+    by_line = {f.source.line_start: f for f in rep.findings if f.source.path == "pkg/big.py"}
+    for first, last in seen:
+        assert by_line[last].verified
+    unseen = [f for f in rep.findings if f.claim == "a setting it never saw"]
+    assert unseen and all(not f.verified and f.status == "rejected" for f in unseen)
+    assert all("was not shown to this call" in (f.note or "") for f in unseen), \
+        [f.note for f in unseen]

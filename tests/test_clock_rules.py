@@ -121,3 +121,79 @@ def test_without_timestamps_the_rules_fall_back_to_stretches_and_say_so(tmp_path
     assert clock is None and "timestamp" in why
     picks = rate_rules(tc)
     assert picks and all("by stretches of the file, not the clock" in x.why for x in picks)
+
+
+def test_a_folder_of_logs_that_overlap_in_time_has_one_clock_per_file(tmp_path):
+    """api.log and auth.log cover the same hours: each file's clock runs on its own, and the
+    heartbeat that auth.log stops writing at 15:00 is a silence on the clock."""
+    from rlm.corpus.logset import LogSet
+    from rlm.corpus.open import open_corpus
+
+    root = tmp_path / "logs"
+    root.mkdir()
+    with open(root / "api.log", "w") as f:
+        for k in range(6 * 1800):
+            f.write(f"{_stamp(T0 + 2 * k)} INFO  [api] GET /v1/items/{k % 977} 200 {k % 90}ms\n")
+    with open(root / "auth.log", "w") as f:
+        for k in range(6 * 3600):
+            t = T0 + k
+            f.write(f"{_stamp(t)} INFO  [auth] token refreshed for client c{k % 31}\n")
+            if k % 60 == 0 and t < T0 + 3 * 3600:
+                f.write(f"{_stamp(t + 0.5)} INFO  [auth] heartbeat ok seq={k // 60}\n")
+    c = open_corpus(str(root))
+    try:
+        ls = LogSet(c.sources)
+        prof = profile_log(ls)
+        last = max(n for n in range(1, ls.line_count + 1) if "heartbeat" in ls.line(n))
+    finally:
+        c.close()
+    rate = [p for p in prof.picks if p.rule in ("burst", "silence", "after-quiet")]
+    assert rate and not any("by stretches" in p.why for p in rate)
+    [sil] = [p for p in rate if p.rule == "silence"]
+    assert b"heartbeat" in sil.template and sil.lines == [last]
+    assert "last at 14:59:00" in sil.why and "end of the log at 17:59:59" in sil.why
+
+
+def test_the_time_rules_run_inside_a_time_window_on_its_own_clock(uneven):
+    """"what happened between 15:00 and 16:00?": only the window's lines are counted, in
+    small blocks with their times, and the refused burst is found on the window's clock."""
+    from rlm.corpus.timewindow import parse_window, window_lines
+
+    p, key, tc = uneven
+    with TextSource(p) as src:
+        ranges = window_lines(src, parse_window("between 15:00 and 16:00"))
+        prof = profile_log(src, line_ranges=ranges)
+    (a, b), = ranges
+    assert prof.lines == b - a + 1
+    [refused] = [x for x in prof.picks if x.rule == "burst" and b"refused" in x.template]
+    assert re.search(r"between 15:30:0\d and 15:31:\d\d", refused.why), refused.why
+    assert refused.lines and all(a <= ln <= b for x in prof.picks for ln in x.lines)
+    assert key["first_refused"] <= refused.lines[0] < key["first_refused"] + 200
+
+
+def test_a_syslog_without_years_runs_on_past_new_year(tmp_path):
+    """Dec 31 22:00 -> Jan 1 02:00 in a format with no year: the clock moves on a year at
+    midnight instead of going back (which would leave only stretches)."""
+    import time
+
+    p = tmp_path / "syslog"
+    t0 = calendar.timegm((2000, 12, 31, 22, 0, 0, 0, 0, 0))
+
+    def stamp(t):
+        return time.strftime("%b %d %H:%M:%S", time.gmtime(t)).replace(" 0", "  ", 1)
+
+    with open(p, "w") as f:
+        for k in range(4 * 3600):
+            t = t0 + k
+            f.write(f"{stamp(t)} web01 nginx[812]: GET /v1/items/{k % 977} 200 {k % 90}ms\n")
+            if t0 + 9900 <= t < t0 + 10_020:  # Jan 1 00:45:00-00:46:59, 5 a second
+                for j in range(5):
+                    f.write(f"{stamp(t)} web01 kernel: eth0: link down (carrier lost) #{j}\n")
+    tc = count_templates(p)
+    clock, why = clock_of(tc.block_t0, tc.block_t1)
+    assert clock is not None, why
+    assert clock.start == sorted(clock.start) and clock.span == pytest.approx(4 * 3600, abs=2)
+    picks = rate_rules(tc, seen=BlockReader([p], tc).time)
+    assert picks and not any("by stretches" in x.why for x in picks)
+    [down] = [x for x in picks if x.rule == "burst" and b"link down" in x.template]
+    assert re.search(r"between Jan 01 00:45:0\d and Jan 01 00:46:5\d", down.why), down.why

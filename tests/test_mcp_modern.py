@@ -10,6 +10,8 @@ import json
 import re
 
 import anyio
+import pytest
+from mcp.shared.exceptions import MCPError
 
 from mcp_harness import connect, structured, text_of
 from mcp_types import CreateMessageResult, ListRootsResult, Root, TextContent
@@ -140,4 +142,122 @@ def test_roots_and_sampling_together_keep_the_roots_across_rounds(tmp_path):
 
     rep = structured(anyio.run(main))
     assert listed == [1] and sampled == [1]  # roots asked once, in the call's first round
+    assert rep["coverage"]["complete"] and [f["source"]["line_start"] for f in rep["findings"]] == [3]
+
+
+def test_the_rounds_on_the_wire_keys_and_sealed_state(tmp_path):
+    """Driving the rounds by hand (allow_input_required): what the server asks for, and that
+    only the state it minted continues the run."""
+    (tmp_path / "notes.txt").write_text("a\nb\nthe launch code is BLUE-HERON\n")
+
+    async def never(context, params):  # declares sampling; the test answers by hand
+        raise AssertionError("the test drives the rounds itself")
+
+    async def main():
+        async with connect([tmp_path], "--model", "sampling", sampling_callback=never) as c:
+            args = {"path": "notes.txt", "question": "what is the launch code?",
+                    "strategy": "direct"}
+            first = await c.session.call_tool("ask", args, allow_input_required=True)
+            with pytest.raises(MCPError, match="requestState"):  # sealed: not ours, refused
+                await c.session.call_tool("ask", args, allow_input_required=True,
+                                          request_state="forged-state", input_responses={})
+            [(key, req)] = first.input_requests.items()
+            answer = reply(json.dumps({"answer": "BLUE-HERON.", "cites": [3]}))
+            done = await c.session.call_tool("ask", args, allow_input_required=True,
+                                             request_state=first.request_state,
+                                             input_responses={key: answer})
+            return first, key, req, done
+
+    first, key, req, done = anyio.run(main)
+    assert first.result_type == "input_required" and first.request_state
+    assert key.startswith("rlm-sample-") and req.method == "sampling/createMessage"
+    assert "BLUE-HERON" in req.params.messages[0].content.text  # the chunk travels in the request
+    rep = structured(done)
+    assert rep["coverage"]["complete"] and [f["source"]["line_start"] for f in rep["findings"]] == [3]
+
+
+def test_rounds_work_over_streamable_http_too(tmp_path):
+    """2026-07-28 over HTTP is single-exchange POSTs: the rounds are separate requests, and the
+    run lives on in the server between them."""
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    from mcp import Client
+    from mcp_harness import server_args, server_env
+
+    (tmp_path / "notes.txt").write_text("a\nb\nthe launch code is BLUE-HERON\n")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, *server_args([tmp_path], "--http", f"127.0.0.1:{port}",
+                                                          "--model", "sampling")],
+                            env=server_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    sampled: list = []
+
+    async def sampling(context, params):
+        sampled.append(params)
+        return reply(json.dumps({"answer": "BLUE-HERON.", "cites": [3]}))
+
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert proc.poll() is None, proc.stderr.read().decode()[-2000:]
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "the HTTP server did not start"
+                time.sleep(0.2)
+
+        async def main():
+            async with Client(f"http://127.0.0.1:{port}/mcp", read_timeout_seconds=60,
+                              sampling_callback=sampling) as c:
+                return c.protocol_version, await c.call_tool(
+                    "ask", {"path": "notes.txt", "question": "what is the launch code?",
+                            "strategy": "direct"})
+
+        version, res = anyio.run(main)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+    rep = structured(res)
+    assert version == "2026-07-28" and len(sampled) == 1
+    assert rep["model"] == "sampling" and rep["coverage"]["complete"]
+    assert [f["source"]["line_start"] for f in rep["findings"]] == [3]
+
+
+def test_a_call_the_client_stops_retrying_is_recorded_interrupted_and_resumable(tmp_path):
+    """No back-channel means no cancel request to see: a client that simply stops retrying has
+    given up. After 2 x --timeout + 5 s without a round the run stops like a cancelled one, its
+    report is recorded with the unread chunk interrupted, and resume finishes it."""
+    (tmp_path / "notes.txt").write_text("a\nb\nthe launch code is BLUE-HERON\n")
+
+    async def never(context, params):
+        raise AssertionError("the test drives the rounds itself")
+
+    async def answer(context, params):
+        return reply(json.dumps({"answer": "BLUE-HERON.", "cites": [3]}))
+
+    async def main():
+        async with connect([tmp_path], "--model", "sampling", "--timeout", "1",
+                           sampling_callback=never) as c:
+            first = await c.session.call_tool("ask", {"path": "notes.txt", "question": "code?",
+                                                      "strategy": "direct"},
+                                              allow_input_required=True)
+            await anyio.sleep(12)  # the client gave up: no second round
+            listed = await c.call_tool("runs", {"limit": 5})
+        async with connect([tmp_path], "--model", "sampling", sampling_callback=answer) as c:
+            resumed = await c.call_tool("resume", {"run_id": "last"})
+        return first, listed, resumed
+
+    first, listed, resumed = anyio.run(main)
+    assert first.result_type == "input_required"
+    [run] = structured(listed)["runs"]
+    assert run["status"] == "interrupted", run
+    rep = structured(resumed)
     assert rep["coverage"]["complete"] and [f["source"]["line_start"] for f in rep["findings"]] == [3]

@@ -54,6 +54,15 @@ def test_one_chunk_type():
     assert chunk_classes == ["rlm/corpus/chunk.py:Chunk"]
 
 
+def test_markdown_is_drawn_only_by_the_rendering_package():
+    """The library returns data; rlm/render/ draws it (the answer's own parts, such as code's
+    ranked passages, are answer text and stay with the code that finds them)."""
+    drawn = [f"{rel}:{n.name}" for rel, tree in _modules() for n in ast.walk(tree)
+             if isinstance(n, ast.FunctionDef) and n.name.endswith("_markdown")
+             and not rel.startswith("rlm/render/")]
+    assert drawn == ["rlm/codeonly/answers.py:passages_markdown"]
+
+
 def test_modules_and_functions_stay_readable():
     long_modules = [rel for rel, _ in _modules()
                     if (ROOT.parent / rel).read_text("utf-8").count("\n") > 400]

@@ -100,3 +100,17 @@ def test_thunderbird_2k_is_the_whole_labelled_file():
         local = datetime.datetime(y, mo, d, *(int(g) for g in m.group(8, 9, 10)),
                                   tzinfo=datetime.timezone.utc).timestamp()
         assert int(m.group(1)) - local == 8 * 3600, s  # PST
+
+
+def test_the_noun_interrupt_is_not_a_failure_word():
+    """Real kernel lines name interrupts routinely (Thunderbird's boot, BGL's INFO lines, both
+    labelled normal); an operation that was interrupted is still a failure."""
+    from rlm.corpus.severity import lexicon_words
+
+    lines = TBIRD.read_text(encoding="utf-8").split("\n")
+    acpi = [s for s in lines if "ACPI: PCI Interrupt Link" in s]
+    assert len(acpi) == 8 and all(lexicon_words(s.partition(" ")[2]) == [] for s in acpi)
+    assert lexicon_words("RAS KERNEL INFO critical input interrupt (unit=0x0b bit=0x0e)") == []
+    assert lexicon_words("transfer interrupted by peer") == ["interrupted"]
+    assert lexicon_words("sshd[1761]: error: Bind to port 22 on 0.0.0.0 failed") == [
+        "error", "failed"]

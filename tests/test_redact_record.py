@@ -136,3 +136,23 @@ def test_a_secret_seen_once_in_context_is_masked_where_it_recurs():
     assert out.count("⟨SECRET_1⟩") == 2 and out.count("⟨SECRET_2⟩") == 2, out
     assert r.redact(f"line 7: {PASSWORD} again") == "line 7: ⟨SECRET_1⟩ again"
     assert r.restore(out) == text
+
+
+def test_an_api_key_echoed_by_the_server_never_reaches_record_or_output(tmp_path, fake_server):
+    from fake_server import Reply
+
+    key = "sk-live-9f8e7d6c5b4a39281706"
+    p = corpus(tmp_path)
+
+    def echo_key(req, text):  # a proxy that quotes the request's credentials in its error
+        return Reply(status=401, body={"error": {"message": f"bad credentials: Bearer {key}"}})
+
+    fake_server.default = echo_key  # every call
+    r = rlm("ask", str(p), "what happened?", "--model", "m", "--base-url", fake_server.url,
+            "--strategy", "direct", "--no-redact", env={"RLM_API_KEY": key})
+    assert fake_server.requests and r.returncode != 0
+    assert key in json.dumps(fake_server.requests[-1]["headers"])  # it was sent, as it must be
+    assert key not in r.stdout + r.stderr
+    assert "bad credentials: Bearer ***" in r.stdout + r.stderr  # the echo, scrubbed
+    assert key not in stored(tmp_path)
+    assert key not in rlm("runs").stdout + rlm("show", "last").stdout + rlm("show", "last").stderr

@@ -98,3 +98,19 @@ def test_a_folder_of_logs_is_profiled_only_in_the_window(tmp_path, fake_server):
     assert "api.log.2.gz: 1,201-1,860" in st and "api.log.1: 1,201-1,860" in st
     assert "1,980 of 9,000 lines are in it; the other 7,020 lines" in st
     assert rep.coverage.lines_scanned_by_code == 1_980
+
+
+def test_with_no_model_a_window_question_profiles_the_window(tmp_path):
+    """No model, no anchors, not an open question: instead of ranking passages of the whole
+    log, code profiles the window's lines (and finds its one error)."""
+    p = tmp_path / "small.log"
+    lines = [f"2026-03-14 12:{i // 6:02d}:{i % 6 * 10:02d} INFO [api] GET /v1/items/{i} 200"
+             for i in range(360)]
+    lines[200] = "2026-03-14 12:33:20 ERROR [db] connection refused to 10.0.3.7:5432"
+    lines[20] = "2026-03-14 12:03:20 ERROR [db] disk full on /var/lib/db"
+    p.write_text("\n".join(lines) + "\n")
+    rep = anyio.run(lambda: ask_async(str(p), "summarize the log between 12:30 and 12:40",
+                                      AskOptions()))
+    assert rep.strategy == "profile" and rep.usage.calls == 0
+    assert [f.source.line_start for f in rep.findings] == [201]  # not the disk-full line 21
+    assert "time window between 12:30 and 12:40" in rep.coverage.statement

@@ -4,11 +4,11 @@ Modules: ``options`` (AuditOptions, --lens), ``lenses`` (code's candidate rules,
 recipes/audit-lenses.toml), ``jobs`` (one type per job kind, each handling its answer and its
 failure), ``findings`` (the seen-set and the evidence checks), ``state``, ``planner`` (the work
 of each round, chosen by code), ``run`` (rounds on rlm.repo.rounds, run record, entry points),
-``report`` and ``markdown``.
+``report`` (the Markdown is drawn by rlm.render.audit).
 """
 
 from rlm.audit.lenses import LENSES
-from rlm.audit.markdown import audit_markdown
+from rlm.render.audit import audit_markdown  # drawn by rlm.render, re-exported here
 from rlm.audit.options import AuditOptions, parse_lenses
 from rlm.audit.run import audit, audit_async
 

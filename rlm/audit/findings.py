@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass, field
 
 from rlm import evidence
-from rlm.corpus.chunk import Chunk
+from rlm.corpus.chunk import Chunk, ShownLines
 from rlm.evidence import (
     EvidenceCheck,
     EvidenceStats,
@@ -85,11 +85,17 @@ class Findings:
               rnd: int) -> bool:
         """A fact or risk a module call cited as ``path:start-end`` with a quote."""
         ep = resolve_cited(chunk, item.evidence_path)
-        ev = evidence.check(self.corpus.root, ep, item.quote)
-        if ev.ok and not chunk.shows(ev.path, ev.line_start, ev.line_end, slack=5):
-            ev = EvidenceCheck("rejected", ev.path, ev.line_start, ev.line_end, "",
-                               f"{ev.evidence_path} was not shown to this call "
-                               f"(it was shown {', '.join(p.ref() for p in chunk.parts[:4])})")
+        root = self.corpus.root
+        # the one evidence rule as ask applies it: the quote is looked for only in the lines
+        # this call was shown (ShownLines); the whole file only says why it was not found
+        ev = evidence.check(root, ep, item.quote, line_reader=lambda p: ShownLines(
+            chunk, p.relative_to(root).as_posix()))
+        if not ev.ok:
+            real = evidence.check(root, ep, item.quote)
+            if real.ok:
+                ev = EvidenceCheck("rejected", real.path, real.line_start, real.line_end, "",
+                                   f"{real.evidence_path} was not shown to this call (it was "
+                                   f"shown {', '.join(p.ref() for p in chunk.parts[:4])})")
         self.stats.add(ev)
         sev = getattr(item, "severity", None)
         if not ev.ok:

@@ -17,9 +17,10 @@ __all__ = ["app", "main"]
 
 
 def main() -> None:
-    from rlm.cli_help import readable_help
+    from rlm.cli_help import one_line_usage_errors, readable_help
 
     readable_help()
+    one_line_usage_errors()
     if not sys.argv[1:]:  # bare `rlm`: the help, and that is not an error
         app(["--help"], prog_name="rlm")
     app(prog_name="rlm")

@@ -90,7 +90,7 @@ def runs_cmd(limit: int = typer.Option(20, "--limit", "-n", min=1, help="how man
 def show_cmd(run: str = typer.Argument(..., help="run id, unique prefix, or 'last'"),
              json_out: bool = typer.Option(False, "--json", help="print the JSON report")) -> None:
     """Print a recorded run's report (Markdown, or --json)."""
-    from rlm.render import report_markdown
+    from rlm.render import repo_markdown, report_markdown
     from rlm.schemas import Report
 
     def load():
@@ -108,7 +108,7 @@ def show_cmd(run: str = typer.Argument(..., help="run id, unique prefix, or 'las
             if rep.get("command") in ("audit", "mine"):
                 from rlm.repo import record
 
-                md = record.report_markdown(record.load_report(rep))
+                md = repo_markdown(record.load_report(rep))
             else:
                 md = report_markdown(Report.model_validate(rep))
         except Exception:  # noqa: BLE001 - a report recorded by another version of rlm
@@ -195,6 +195,7 @@ def resume_cmd(
 def _resume_repo(rid: str, r: dict, o: dict, overrides: dict, json_out: bool,
                  out: Optional[Path], quiet: bool) -> None:
     """`rlm resume` of an audit or mine: answered calls come from the cache."""
+    from rlm.render import repo_markdown
     from rlm.render.progress import Progress
     from rlm.repo import record
 
@@ -212,4 +213,4 @@ def _resume_repo(rid: str, r: dict, o: dict, overrides: dict, json_out: bool,
                                                          handle_sigint=True))
 
     report = _run(go)
-    _emit_repo(report, record.report_markdown, repo, json_out, out)
+    _emit_repo(report, repo_markdown, repo, json_out, out)

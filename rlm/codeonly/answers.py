@@ -5,7 +5,8 @@ its own cov, findings, groups, answer_parts, estimate, reasons) so that the stra
 call site each:
 
 - adjust_decision: with no model, prefer what code can answer completely (grep on anchors,
-  profile on an open question about a log) over a direct read nobody would do.
+  profile on an open question about a log or on a log's time window) over a direct read
+  nobody would do.
 - answer_grep: the hits as an ordered timeline (complete: every hit was found and quoted by code).
 - answer_ranked: direct/fan-out questions: BM25-ranked passages, "found by code, not read by a
   model" (incomplete: reading was needed).
@@ -18,6 +19,7 @@ from rlm.codeonly.rank import rank_passages
 from rlm.codeonly.timeline import grep_timeline
 from rlm.codeonly.wording import wording_failed_note
 from rlm.corpus.lines import number_lines
+from rlm.corpus.timewindow import parse_window
 from rlm.strategies.gate import Decision, is_open_question
 from rlm.schemas import Coverage, Estimate, Finding, Source
 
@@ -37,7 +39,12 @@ def adjust_decision(dec: Decision, probe, question: str, n_sources: int,
             is_open_question(question):
         return Decision("profile", dec.reasons + ["no model: code profiles the log instead "
                                                   "of a direct read"], dec.anchors)
-    return rare_words_decision(dec, probe, question, sources, instead)
+    dec = rare_words_decision(dec, probe, question, sources, instead)
+    if dec.strategy != "grep" and probe.kind == "log" and parse_window(question):
+        return Decision("profile", dec.reasons + [  # a window restricts what code profiles
+            f"no model: code profiles the log's lines in the question's time window {instead}"],
+            dec.anchors, counted=True)
+    return dec
 
 
 def rare_words_decision(dec: Decision, probe, question: str, sources, instead: str) -> Decision:

@@ -6,22 +6,25 @@ line: the profile stays at disk speed). `clock_of` turns those into block start 
 so the rate rules (rlm/corpus/signals.py) compare shapes by lines per second on the log's own
 clock instead of by share of a stretch of lines, and can say which minutes they mean.
 
-When most blocks carry no time code could read, or the times go back (folders of logs that
-overlap in time, a clock reset), there is no clock and the rules fall back to stretches.
+When most blocks carry no time code could read, or a file's times go back (a clock reset,
+lines far out of order), there is no clock and the rules fall back to stretches. The files of a
+folder each have their own clock; they may overlap in time.
 """
 
 from __future__ import annotations
 
+import calendar
 import math
 from dataclasses import dataclass
 
-from rlm.corpus.timeparse import as_datetime, has_year, parser_for
+from rlm.corpus.timeparse import YEARLESS, as_datetime, has_year, parser_for
 
 PROBE_LINES = 8  # lines tried at each end of a block for a time
 PROBE_BYTES = 4096
 MIN_TIMED = 0.9  # share of blocks that must carry a time
 MIN_DUR_S = 1.0  # most logs print whole seconds: no block is shorter than that on the clock
 BACKSTEP_S = 300.0  # lines a little out of order are normal; a step back beyond this is not
+YEAR_WRAP_S = 300 * 86_400  # a yearless log going back this far has passed New Year
 
 
 def _first_time(lines: list[bytes], parse) -> float:
@@ -56,52 +59,117 @@ def timed_blocks(blocks, times: dict):
 @dataclass
 class Clock:
     start: list[float]  # per block: the time its first line was written
-    end: list[float]  # per block: when the next block starts (the last: its last line's time)
+    end: list[float]  # per block: when the next block of its file starts (else its last line)
+    yearless: bool = False  # its lines print no year (past New Year, times were moved on)
 
-    @property
-    def span(self) -> float:
-        return self.end[-1] - self.start[0]
+    def __post_init__(self):
+        self.scope = "the log"  # what the clock covers: the log, or a time window of it
+        self.first, self.last = min(self.start), max(self.end)
+        self.covered: list[tuple[float, float]] = []  # when some file was being written
+        for a, b in sorted(zip(self.start, self.end)):
+            if self.covered and a <= self.covered[-1][1]:
+                self.covered[-1] = (self.covered[-1][0], max(b, self.covered[-1][1]))
+            else:
+                self.covered.append((a, b))
+        self.span = self.active(self.first, self.last)
+
+    def active(self, a: float, b: float) -> float:
+        """Seconds of [a, b] during which the log was being written: the hours between two
+        files of a folder (one a day, say) are not a quiet time of any shape."""
+        return sum(max(0.0, min(b, y) - max(a, x)) for x, y in self.covered)
 
     def dur(self, b: int) -> float:
         return max(self.end[b] - self.start[b], MIN_DUR_S)
 
+    def in_time_order(self, ids) -> list[int]:
+        """Block ids by start time (a folder's files may overlap in time)."""
+        return sorted(ids, key=lambda b: (self.start[b], b))
+
     def label(self, t: float, seconds: bool = True) -> str:
         d = as_datetime(t)
         s = d.strftime("%H:%M:%S" if seconds else "%H:%M")
-        first, last = as_datetime(self.start[0]), as_datetime(self.end[-1])
-        if self.span >= 86_400 or first.date() != last.date():
-            s = d.strftime("%b %d ") + s + (f" {d.year}" if has_year(d) else "")
+        first, last = as_datetime(self.first), as_datetime(self.last)
+        if self.last - self.first >= 86_400 or first.date() != last.date():
+            s = d.strftime("%b %d ") + s + ("" if self.yearless else f" {d.year}")
         return s
+
+    def align(self, t: float | None, b: int) -> float | None:
+        """A time read from a line of block b, moved on the years its block was moved on."""
+        k = 0
+        while t is not None and self.yearless and t + _year(k) < self.start[b] - YEAR_WRAP_S:
+            k += 1
+        return None if t is None else t + _year(k)
 
     def between(self, a: float, b: float) -> str:
         return f"between {self.label(a)} and {self.label(b)}"
 
 
-def clock_of(t0, t1) -> tuple[Clock | None, str]:
-    """The clock of a count's blocks from their (first, last) times, or (None, why not)."""
+def _year(k: int) -> float:
+    """Seconds from YEARLESS's New Year to k years later."""
+    return float(calendar.timegm((YEARLESS + k, 1, 1, 0, 0, 0, 0, 0, 0))
+                 - calendar.timegm((YEARLESS, 1, 1, 0, 0, 0, 0, 0, 0)))
+
+
+def _unwrap_years(t0, t1) -> tuple[list[float], list[float], bool]:
+    """A log without years (syslog) that runs past New Year goes back a year: each time it
+    does, the times after it move on a year. Returns (first, last times, yearless)."""
+    a0, a1 = list(t0), list(t1)
+    yearless = any(not math.isnan(x) and not has_year(as_datetime(x)) for x in a0[:50])
+    if not yearless:
+        return a0, a1, False
+    k, prev = 0, math.nan
+    for b in range(len(a0)):
+        for arr in (a0, a1):
+            x = arr[b]
+            if math.isnan(x):
+                continue
+            if not math.isnan(prev) and x + _year(k) < prev - YEAR_WRAP_S:
+                k += 1
+            arr[b] = x + _year(k)
+            prev = arr[b]
+    return a0, a1, True
+
+
+def _file_starts(t0, t1, bs: range) -> list[float] | None:
+    """Start times of one file's blocks, in order; None when its clock goes back."""
+    start: list[float] = []
+    prev = math.nan
+    for b in bs:
+        t = t0[b]
+        if math.isnan(t):  # no time at its head: it starts when the block before ended
+            t = t1[b - 1] if b > bs.start and not math.isnan(t1[b - 1]) else prev
+        if not math.isnan(prev) and not math.isnan(t) and t < prev:
+            if prev - t > BACKSTEP_S:
+                return None
+            t = prev  # a few lines written out of order
+        start.append(t)
+        prev = t if not math.isnan(t) else prev
+    known = [t for t in start if not math.isnan(t)]
+    if not known:
+        return None
+    return [known[0] if math.isnan(t) else t for t in start]  # untimed first blocks
+
+
+def clock_of(t0, t1, files=None) -> tuple[Clock | None, str]:
+    """The clock of a count's blocks from their (first, last) times, or (None, why not).
+    `files`: each block's file (a folder): each file's clock runs on its own, and files may
+    overlap in time (an app log and an auth log of the same hours)."""
     nb = len(t0)
     timed = sum(1 for x in t0 if not math.isnan(x))
     if nb == 0 or timed < MIN_TIMED * nb:
         return None, f"only {timed} of {nb} stretches carry a timestamp code could read"
+    t0, t1, yearless = _unwrap_years(t0, t1)
+    cuts = [0] + [b for b in range(1, nb) if files is not None and files[b] != files[b - 1]]
     start: list[float] = []
-    prev = math.nan
-    for b in range(nb):
-        t = t0[b]
-        if math.isnan(t):  # no time at its head: it starts when the block before ended
-            t = t1[b - 1] if b and not math.isnan(t1[b - 1]) else prev
-        if not math.isnan(prev) and not math.isnan(t) and t < prev:
-            if prev - t > BACKSTEP_S:
-                return None, ("the lines' times go back (files that overlap in time, or a "
-                              "clock reset)")
-            t = prev  # a few lines written out of order
-        start.append(t)
-        prev = t if not math.isnan(t) else prev
-    if any(math.isnan(t) for t in start):  # the first blocks had no time: take the first known
-        first = next(t for t in start if not math.isnan(t))
-        start = [first if math.isnan(t) else t for t in start]
-    last = t1[-1] if not math.isnan(t1[-1]) else start[-1]
-    end = start[1:] + [max(last, start[-1])]
-    clock = Clock(start, end)
+    end: list[float] = []
+    for a, z in zip(cuts, cuts[1:] + [nb]):
+        st = _file_starts(t0, t1, range(a, z))
+        if st is None:
+            return None, "the lines' times go back (a clock reset, or lines out of order)"
+        last = t1[z - 1] if not math.isnan(t1[z - 1]) else st[-1]
+        start += st
+        end += st[1:] + [max(last, st[-1])]
+    clock = Clock(start, end, yearless)
     if clock.span <= 0:
         return None, "every line carries the same time"
     return clock, ""

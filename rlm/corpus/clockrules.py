@@ -15,7 +15,7 @@ import math
 from rlm.corpus.clock import MIN_DUR_S, Clock, duration
 
 BURST_X = 10  # a burst: at least this many times the shape's average rate
-SILENCE_SHARE = 0.10  # a silence lasts at least this share of the log's time span ...
+SILENCE_SHARE = 0.10  # a silence lasts at least this share of the time the log was written ...
 SILENCE_GAPS = 8  # ... and this many of the shape's usual spacings, after the shape was on
 SILENCE_ON = 0.20  # for at least this share of the span (a flood that ends is not a heartbeat)
 QUIET_SHARE = 0.20  # a return follows a quiet stretch of at least this share of the span ...
@@ -47,7 +47,7 @@ def bursts(t: bytes, ids, counts, total: int, clock: Clock, pick, seen=_never) -
 def _burst(t, run, n, rate, clock: Clock, pick, seen):
     a = seen(t, run[0], False) or clock.start[run[0]]
     b = seen(t, run[-1], True) or clock.end[run[-1]]
-    x = n / max(b - a, MIN_DUR_S) / rate
+    x = n / max(clock.active(a, b), MIN_DUR_S) / rate
     return pick(t, "burst", f"its rate is {min(x, 9999):.0f}x its average "
                             f"{clock.between(a, b)} ({n:,} lines in {duration(b - a)}; on average "
                             f"{_per(rate)})", windows=run)
@@ -69,19 +69,21 @@ def _usual(ids, counts, clock: Clock) -> float:
 def silence(t: bytes, ids, counts, clock: Clock, pick, seen=_never) -> list:
     """A shape seen steadily for a good while, then never again for a long while."""
     usual = _usual(ids, counts, clock)
-    holes = sorted(clock.start[b] - clock.end[a] for a, b in zip(ids, ids[1:])) or [0.0]
+    order = clock.in_time_order(ids)
+    holes = sorted(clock.start[b] - clock.end[a] for a, b in zip(order, order[1:])) or [0.0]
     steady = holes[int(0.9 * (len(holes) - 1))] <= 3 * usual  # no long holes while it was on
     need = max(SILENCE_SHARE * clock.span, SILENCE_GAPS * usual)
-    if not steady or clock.end[-1] - clock.start[ids[-1]] < need:  # cannot be long enough
+    final = max(ids, key=lambda b: clock.end[b])  # the block of its last sighting
+    if not steady or clock.active(clock.start[final], clock.last) < need:  # cannot be enough
         return []
-    stopped = seen(t, ids[-1], True) or clock.end[ids[-1]]
-    began = seen(t, ids[0], False) or clock.start[ids[0]]
-    silent = clock.end[-1] - stopped
-    if silent >= need and stopped - began >= SILENCE_ON * clock.span:
+    stopped = seen(t, final, True) or clock.end[final]
+    began = seen(t, order[0], False) or clock.start[order[0]]
+    silent = clock.active(stopped, clock.last)
+    if silent >= need and clock.active(began, stopped) >= SILENCE_ON * clock.span:
         return [pick(t, "silence", f"seen about every {duration(usual)} from "
                                    f"{clock.label(began)}, last at {clock.label(stopped)}, then "
-                                   f"silent to the end of the log at {clock.label(clock.end[-1])} "
-                                   f"({duration(silent)})", windows=[ids[-1]])]
+                                   f"silent to the end of {clock.scope} at {clock.label(clock.last)} "
+                                   f"({duration(silent)})", windows=[final])]
     return []
 
 
@@ -91,15 +93,24 @@ def after_quiet(t: bytes, ids, counts, clock: Clock, pick, seen=_never) -> list:
         return []
     usual = _usual(ids, counts, clock)
     need = max(QUIET_SHARE * clock.span, QUIET_GAPS * usual)
-    # the longest possible quiet between two blocks it is in, then its exact length
-    bound, a, b = max((clock.end[b] - clock.start[a], a, b) for a, b in zip(ids, ids[1:]))
-    if bound < need:
+    # the longest possible quiet before each block it is in (after the latest sighting so far)
+    best, latest = None, None
+    for b in clock.in_time_order(ids):
+        if latest is not None:
+            bound = clock.active(clock.start[latest], clock.end[b])
+            if best is None or bound > best[0]:
+                best = (bound, latest, b)
+        if latest is None or clock.end[b] > clock.end[latest]:
+            latest = b
+    if best is None or best[0] < need:
         return []
+    _, a, b = best
     since = seen(t, a, True) or clock.end[a]
     back = seen(t, b, False) or clock.start[b]
-    if back - since >= need:
+    quiet = clock.active(since, back)
+    if quiet >= need:
         return [pick(t, "after-quiet", f"back at {clock.label(back)} after "
-                                       f"{duration(back - since)} without it (last at "
+                                       f"{duration(quiet)} without it (last at "
                                        f"{clock.label(since)}; usually every {duration(usual)})",
                      windows=[b])]
     return []

@@ -26,6 +26,7 @@ from rlm.corpus.timeparse import line_time
 from rlm.interrupt import ScanInterrupted, checkpoint
 
 BLOCK_MIN, BLOCK_MAX = 1 << 16, 1 << 20
+WINDOW_BLOCK_MIN = 1 << 13  # a time window's blocks: enough of them for its time rules
 WINDOWS = 256  # blocks a file is read in (the rate rules' windows), within the sizes above
 IN_FLIGHT = 4  # masked blocks queued ahead of the counter: bounds memory
 SERIES_CAP = 8_000_000  # (template, block) rate entries kept, ~64 MB at most
@@ -97,6 +98,9 @@ class TemplateCounter:
         self.block_file = array("I")  # which file of a folder each block is in
         self.block_t0 = array("d")  # time of each block's first timed line (nan: none read)
         self.block_t1 = array("d")  # time of its last timed line
+        self.block_seg = array("I")  # which range of a time window each block is in
+        self.file = self.seg = 0  # what `feed` notes for the next block
+        self.range_end: dict[int, int] = {}  # a range's last block -> the range's end offset
         self.series: dict[bytes, tuple[array, array]] = {}  # template -> (block ids, counts)
         self.series_entries = 0
         self.series_overflow = False
@@ -113,7 +117,8 @@ class TemplateCounter:
         bid = len(self.block_line)
         self.block_line.append(base)
         self.block_offset.append(offset)
-        self.block_file.append(0)
+        self.block_file.append(self.file)
+        self.block_seg.append(self.seg)
         self.block_t0.append(times[0])
         self.block_t1.append(times[1])
         self.lines += len(rows)
@@ -186,6 +191,7 @@ class TemplateCounter:
         self.block_offset.extend(other.block_offset)
         self.block_t0.extend(other.block_t0)
         self.block_t1.extend(other.block_t1)
+        self.block_seg.extend(other.block_seg)
         if file is None:
             self.block_file.extend(other.block_file)
         else:
@@ -283,9 +289,9 @@ class BlockReader:
                 return None
             tc = self.tc
             start = tc.block_offset[bid]
-            same_file = (bid + 1 < len(tc.block_offset)
+            same_file = (bid + 1 < len(tc.block_offset) and bid not in tc.range_end
                          and tc.block_file[bid + 1] == tc.block_file[bid])
-            end = tc.block_offset[bid + 1] if same_file else None
+            end = tc.block_offset[bid + 1] if same_file else tc.range_end.get(bid)
             with open(self.paths[tc.block_file[bid]], "rb") as fh:
                 fh.seek(start)
                 data = fh.read(end - start) if end is not None else fh.read()
@@ -318,29 +324,36 @@ def count_line_ranges(src, ranges: list[tuple[int, int]], keep: int = 20,
                       max_templates: int = 200_000) -> TemplateCounter:
     """Only lines first..last of each range (a time window); line numbers stay the file's,
     or a folder's global ones (`src` a LogSet: each range is cut at the files' bounds).
-    The rate rules do not run on such a count (its windows are not evenly spaced)."""
+    Blocks are smaller here (a window is small) and carry their times, so the time rules can
+    run on the window's own clock; each range is its own segment of that clock."""
     tc = TemplateCounter(keep, max_templates)
     tc.counted = 0
-    block = block_size(sum(b - a + 1 for a, b in ranges) * 100)
-    for f, first, last, base in _file_pieces(src, ranges):
+    pieces = list(_file_pieces(src, ranges))
+    nbytes = sum((f.offsets[last] if last < f.line_count else f.size) - f.offsets[first - 1]
+                 for _, f, first, last, _ in pieces)
+    block = max(WINDOW_BLOCK_MIN, min(BLOCK_MAX, nbytes // WINDOWS))
+    for i, (fi, f, first, last, base) in enumerate(pieces):
         a = f.offsets[first - 1]
         b = f.offsets[last] if last < f.line_count else f.size
         tc.lines = base + first - 1  # feed numbers the block's lines from here
-        for at, m in masked_blocks(read_blocks(f.path, a, b, block), 2):
+        tc.file, tc.seg = fi, i
+        times: dict[int, tuple[float, float]] = {}
+        for at, m in masked_blocks(timed_blocks(read_blocks(f.path, a, b, block), times), 2):
             checkpoint(at)
-            tc.feed(m, at)
+            tc.feed(m, at, times.pop(at))
+        tc.range_end[len(tc.block_line) - 1] = b
         tc.counted += last - first + 1
     return tc
 
 
 def _file_pieces(src, ranges: list[tuple[int, int]]):
-    """(file, first, last in that file, global line number of its line 0) per range piece."""
+    """(file index, file, first, last in that file, global number of its line 0) per piece."""
     files = getattr(src, "sources", None)
     if files is None:
-        yield from ((src, a, b, 0) for a, b in ranges)
+        yield from ((0, src, a, b, 0) for a, b in ranges)
         return
     for first, last in ranges:
-        for f, start in zip(files, src.starts):
+        for fi, (f, start) in enumerate(zip(files, src.starts)):
             a, b = max(first, start + 1), min(last, start + f.line_count)
             if a <= b:
-                yield f, a - start, b - start, start
+                yield fi, f, a - start, b - start, start

@@ -31,7 +31,10 @@ class Corpus:
     headed = False
 
     def source(self, path: str) -> TextSource:
-        return next(s for s in self.sources if s.display == path)
+        by = self.__dict__.get("_by_display")
+        if by is None or len(by) != len(self.sources):  # a grep unit may span 1,000s of parts
+            by = self.__dict__["_by_display"] = {s.display: s for s in self.sources}
+        return by[path]
 
     def part_lines(self, p) -> list[str]:
         return self.source(p.path).part_lines(p)

@@ -95,16 +95,21 @@ def rate_rules(tc, use_clock: bool = True, seen=None) -> list[Pick]:
     `seen(template, block, last)`: the exact time of a shape's first/last line in a block
     (rlm.corpus.counter.BlockReader.time), so a pick names its minutes, not its blocks'."""
     nb = len(tc.block_line)
-    if nb < MIN_WINDOWS or tc.lines == 0 or tc.counted is not None:
-        return []  # too few windows, or only some ranges were counted
-    clock, no_clock = clock_of(tc.block_t0, tc.block_t1) if use_clock else (None, "")
+    if nb < MIN_WINDOWS or tc.lines == 0:
+        return []  # too few windows
+    segments = list(zip(tc.block_file, tc.block_seg))  # files, and a time window's ranges
+    clock, no_clock = clock_of(tc.block_t0, tc.block_t1, segments) if use_clock else (None, "")
+    if tc.counted is not None:  # a time window: on its own clock only (stretches are uneven)
+        if clock is None:
+            return []
+        clock.scope = "the time window"
     sizes = [b - a for a, b in zip(tc.block_line, list(tc.block_line[1:]) + [tc.lines])]
     bursts: list[Pick] = []
     others: list[Pick] = []
     for t, (ids, counts) in tc.series.items():
         total = tc.counts[t][0] if t in tc.counts else sum(counts)
         if clock is not None:
-            kw = {"seen": seen} if seen else {}
+            kw = {"seen": lambda tp, b, last: clock.align(seen(tp, b, last), b)} if seen else {}
             if total >= 20:
                 bursts += clockrules.bursts(t, ids, counts, total, clock, Pick, **kw)
             if len(ids) >= MIN_WINDOWS:

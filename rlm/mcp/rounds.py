@@ -16,9 +16,10 @@ client in one `InputRequiredResult` (the map's chunks in one round: up to --conc
 at least ROUND_BATCH).
 The client's roots are asked for once per call, in its first round, and kept for its later ones.
 
-A call the client abandons (no retry) is not lost: its waiting calls time out like any sampling
-call (--timeout), the run finishes with those chunks failed and is recorded (resumable), and the
-conversation is dropped after IDLE_S.
+A call the client abandons (no retry) is not lost: the requests it was sent time out like any
+sampling call (--timeout, counted from the round that carried them), and a run that got no round
+for 2 x --timeout + 5 s is stopped like a cancelled one: its report is recorded, with the
+unfinished chunks interrupted, and `resume` finishes it.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ SETTLE_S = 0.3  # a round closes once no new request came for this long
 # requests per round at least (the run's concurrency, raised to this): the client bounds the
 # rounds of one call (the SDK's Client: 10 by default), not the requests in flight
 ROUND_BATCH = 32
-IDLE_S = 900.0  # a conversation no round touched for this long is dropped
+IDLE_S = 900.0  # a conversation no round touched for this long is dropped (see idle_after)
 ROOTS_KEY = "rlm-roots"
 MODERN = "2026-07-28"
 
@@ -65,11 +66,13 @@ class Conversation:
         self.task: asyncio.Task | None = None
         self.relay: Any = None
         self._n = 0
-        self._waiting: dict[str, tuple[Any, asyncio.Future]] = {}  # not yet sent to the client
-        self._asked: dict[str, tuple[Any, asyncio.Future]] = {}  # sent, answer not yet back
+        # key -> (request, answer, sent): waiting for a round, then asked in one
+        self._waiting: dict[str, tuple[Any, asyncio.Future, asyncio.Event]] = {}
+        self._asked: dict[str, tuple[Any, asyncio.Future, asyncio.Event]] = {}
         self._last_new = 0.0
         self._changed = asyncio.Event()
         self.touched = time.monotonic()
+        self.idle_s = IDLE_S
 
     # -- the client's answers
     def take(self, responses: dict | None) -> None:
@@ -78,9 +81,9 @@ class Conversation:
                 uris = [str(r.uri) for r in getattr(resp, "roots", None) or []]
                 self.client_roots = uris
                 continue
-            req_fut = self._asked.pop(key, None)
-            if req_fut is not None and not req_fut[1].done():
-                req_fut[1].set_result(resp)
+            entry = self._asked.pop(key, None)
+            if entry is not None and not entry[1].done():
+                entry[1].set_result(resp)
 
     def ask_roots(self):
         from mcp_types import InputRequiredResult, ListRootsRequest
@@ -90,14 +93,18 @@ class Conversation:
 
     # -- sampling requests from the run (on the server loop)
     async def sample(self, request: Any, timeout: float) -> Any:
-        """Register one sampling request for the next round and wait for the client's answer."""
+        """Register one sampling request for the next round and wait for the client's answer:
+        `timeout` counts from when a round carried it to the client (a queued request waits for
+        the round; an abandoned conversation is stopped after IDLE_S)."""
         self._n += 1
         key = f"rlm-sample-{self._n}"
         fut = asyncio.get_running_loop().create_future()
-        self._waiting[key] = (request, fut)
+        sent = asyncio.Event()
+        self._waiting[key] = (request, fut, sent)
         self._last_new = time.monotonic()
         self._changed.set()
         try:
+            await sent.wait()
             with anyio.fail_after(timeout):
                 return await fut
         finally:
@@ -105,10 +112,23 @@ class Conversation:
             self._asked.pop(key, None)
 
     # -- the run
-    def start(self, work: Callable[[], Awaitable[Any]], relay: Any) -> None:
+    def start(self, work: Callable[[], Awaitable[Any]], relay: Any, timeout: float) -> None:
+        """Run work() on this loop; with `timeout` (each sampling request's), a client that
+        sent no round for 2 x timeout + 5 s has given up on the call."""
         self.relay = relay
-        self.task = asyncio.get_running_loop().create_task(work())
+        self.idle_s = min(IDLE_S, 2 * timeout + 5.0)
+        loop = asyncio.get_running_loop()
+        self.task = loop.create_task(work())
         self.task.add_done_callback(lambda _t: self._changed.set())
+        self._watchdog = loop.create_task(self._watch())
+
+    async def _watch(self) -> None:
+        """Stop the run once no round came for IDLE_S (the client gave up on the call)."""
+        while self.task is not None and not self.task.done():
+            await asyncio.sleep(min(30.0, self.idle_s / 4))
+            if time.monotonic() - self.touched > self.idle_s:
+                self.stop()
+                return
 
     async def next_round(self, ctx: Any):
         """('done', result of the run) or ('input', InputRequiredResult) for this round."""
@@ -129,6 +149,8 @@ class Conversation:
                     batch = {**resend, **self._waiting}
                     self._asked.update(batch)
                     self._waiting.clear()
+                    for _req, _fut, sent in batch.values():
+                        sent.set()
                     return "input", InputRequiredResult(
                         input_requests={k: rf[0] for k, rf in batch.items()},
                         request_state=self.token)
@@ -163,7 +185,7 @@ def forget(conv: Conversation) -> None:
 
 def _drop_idle() -> None:
     now = time.monotonic()
-    for conv in [c for c in _conversations.values() if now - c.touched > IDLE_S]:
+    for conv in [c for c in _conversations.values() if now - c.touched > c.idle_s]:
         conv.stop()
 
 

@@ -3,11 +3,11 @@
 Modules: ``options`` (MineOptions), ``keywords`` (question words, stems, synonyms from
 recipes/mine-rules.toml), ``scope`` (code's keyword search, identifier hop, candidate lines, one
 call or fan-out), ``run`` (the calls, the evidence check, run record, entry points), ``report``
-and ``markdown``.
+(the Markdown is drawn by rlm.render.mine).
 """
 
 from rlm.mine.keywords import keywords, stem
-from rlm.mine.markdown import mine_markdown
+from rlm.render.mine import mine_markdown  # drawn by rlm.render, re-exported here
 from rlm.mine.options import MineOptions
 from rlm.mine.run import mine, mine_async
 

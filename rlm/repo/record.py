@@ -1,6 +1,6 @@
-"""Recorded audit and mine runs (the Session records them like ask's): `rlm show` renders them,
-`rlm resume RUN` finishes them (answered calls come from the call cache, so only the jobs that
-failed or never finished call the model)."""
+"""Recorded audit and mine runs (the Session records them like ask's; `rlm show` draws them with
+rlm.render.repo_markdown): `rlm resume RUN` finishes them (answered calls come from the call
+cache, so only the jobs that failed or never finished call the model)."""
 
 from __future__ import annotations
 
@@ -34,17 +34,6 @@ async def resume_async(recorded: dict, opts, on_event=None, handle_sigint: bool 
 
     return await mine_async(repo, list(recorded.get("questions") or []), opts, on_event=on_event,
                             handle_sigint=handle_sigint)
-
-
-def report_markdown(report, link_base: str = "") -> str:
-    """Markdown of an audit or mine report."""
-    if report.command == "audit":
-        from rlm.audit.markdown import audit_markdown
-
-        return audit_markdown(report, link_base)
-    from rlm.mine.markdown import mine_markdown
-
-    return mine_markdown(report, link_base)
 
 
 def load_report(data: dict):

@@ -33,13 +33,21 @@ _RUN_COLS = ("id", "created", "finished", "command", "argv", "options", "corpus"
              "tokens", "calls", "cached_calls", "resumed_from", "pid", "error", "report", "stopped")
 
 
+class RunsUnreadable(UsageError):
+    """The run records file exists but is not a database sqlite can read."""
+
+
 class RunStore:
     """The run history: one row per run plus its append-only events."""
 
     def __init__(self, path: Path | None = None):
         self.path = path or data_dir() / "runs.sqlite3"
         self._lock = threading.Lock()
-        self._con = connect(self.path, runs_migrations)
+        try:
+            self._con = connect(self.path, runs_migrations)
+        except sqlite3.DatabaseError as e:  # a damaged or foreign file: one line, exit 2
+            raise RunsUnreadable(f"the run records {self.path} cannot be read ({e}): move the "
+                                 "file away or delete it, and rlm starts a new one") from None
 
     def execute(self, sql: str, args: tuple = ()) -> list[tuple]:
         with self._lock:
@@ -256,7 +264,7 @@ def record_run(run, path: str, question: str, opts) -> Recorder | None:
     resumed_from = None
     try:
         store = RunStore()
-    except (OSError, sqlite3.Error) as e:
+    except (OSError, sqlite3.Error, RunsUnreadable) as e:
         if getattr(opts, "resume", None):
             raise UsageError(f"cannot open the run records to resume: {e}") from None
         warn(f"run records unavailable ({e}); this run is not recorded")
