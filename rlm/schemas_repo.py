@@ -156,8 +156,11 @@ class AuditReport(Report):
     # fanout: module calls over chunks (and digging rounds); code_only: no model, code's facts
     strategy: Literal["fanout", "code_only"] = "fanout"  # type: ignore[assignment]
     findings: list[AuditFinding] = Field(default_factory=list)  # type: ignore[assignment]
-    reduce: ReduceInfo | None = None  # type: ignore[assignment]  # no reduce: rounds are in audit
+    reduce: ReduceInfo | None = None  # type: ignore[assignment]  # only with --summary
     audit: AuditInfo
+    # --summary: a paragraph the model wrote from the verified findings only (rlm.repo.summary)
+    summary: str | None = None
+    summary_cites: list[str] = Field(default_factory=list)  # evidence paths it rests on
     files: FileCoverage = Field(default_factory=FileCoverage)
 
 
@@ -184,6 +187,8 @@ class QuestionResult(BaseModel):
     rejected: list[dict] = Field(default_factory=list)
     failed: list[str] = Field(default_factory=list)
     placeholder: str | None = None
+    summary: str | None = None  # --summary: from the verified facts only (rlm.repo.summary)
+    summary_cites: list[str] = Field(default_factory=list)
 
 
 class MineReport(Report):

@@ -169,3 +169,31 @@ def test_the_time_rules_run_inside_a_time_window_on_its_own_clock(uneven):
     assert re.search(r"between 15:30:0\d and 15:31:\d\d", refused.why), refused.why
     assert refused.lines and all(a <= ln <= b for x in prof.picks for ln in x.lines)
     assert key["first_refused"] <= refused.lines[0] < key["first_refused"] + 200
+
+
+def test_a_syslog_without_years_runs_on_past_new_year(tmp_path):
+    """Dec 31 22:00 -> Jan 1 02:00 in a format with no year: the clock moves on a year at
+    midnight instead of going back (which would leave only stretches)."""
+    import time
+
+    p = tmp_path / "syslog"
+    t0 = calendar.timegm((2000, 12, 31, 22, 0, 0, 0, 0, 0))
+
+    def stamp(t):
+        return time.strftime("%b %d %H:%M:%S", time.gmtime(t)).replace(" 0", "  ", 1)
+
+    with open(p, "w") as f:
+        for k in range(4 * 3600):
+            t = t0 + k
+            f.write(f"{stamp(t)} web01 nginx[812]: GET /v1/items/{k % 977} 200 {k % 90}ms\n")
+            if t0 + 9900 <= t < t0 + 10_020:  # Jan 1 00:45:00-00:46:59, 5 a second
+                for j in range(5):
+                    f.write(f"{stamp(t)} web01 kernel: eth0: link down (carrier lost) #{j}\n")
+    tc = count_templates(p)
+    clock, why = clock_of(tc.block_t0, tc.block_t1)
+    assert clock is not None, why
+    assert clock.start == sorted(clock.start) and clock.span == pytest.approx(4 * 3600, abs=2)
+    picks = rate_rules(tc, seen=BlockReader([p], tc).time)
+    assert picks and not any("by stretches" in x.why for x in picks)
+    [down] = [x for x in picks if x.rule == "burst" and b"link down" in x.template]
+    assert re.search(r"between Jan 01 00:45:0\d and Jan 01 00:46:5\d", down.why), down.why

@@ -229,3 +229,35 @@ def test_rounds_work_over_streamable_http_too(tmp_path):
     assert version == "2026-07-28" and len(sampled) == 1
     assert rep["model"] == "sampling" and rep["coverage"]["complete"]
     assert [f["source"]["line_start"] for f in rep["findings"]] == [3]
+
+
+def test_a_call_the_client_stops_retrying_is_recorded_interrupted_and_resumable(tmp_path):
+    """No back-channel means no cancel request to see: a client that simply stops retrying has
+    given up. After 2 x --timeout + 5 s without a round the run stops like a cancelled one, its
+    report is recorded with the unread chunk interrupted, and resume finishes it."""
+    (tmp_path / "notes.txt").write_text("a\nb\nthe launch code is BLUE-HERON\n")
+
+    async def never(context, params):
+        raise AssertionError("the test drives the rounds itself")
+
+    async def answer(context, params):
+        return reply(json.dumps({"answer": "BLUE-HERON.", "cites": [3]}))
+
+    async def main():
+        async with connect([tmp_path], "--model", "sampling", "--timeout", "1",
+                           sampling_callback=never) as c:
+            first = await c.session.call_tool("ask", {"path": "notes.txt", "question": "code?",
+                                                      "strategy": "direct"},
+                                              allow_input_required=True)
+            await anyio.sleep(12)  # the client gave up: no second round
+            listed = await c.call_tool("runs", {"limit": 5})
+        async with connect([tmp_path], "--model", "sampling", sampling_callback=answer) as c:
+            resumed = await c.call_tool("resume", {"run_id": "last"})
+        return first, listed, resumed
+
+    first, listed, resumed = anyio.run(main)
+    assert first.result_type == "input_required"
+    [run] = structured(listed)["runs"]
+    assert run["status"] == "interrupted", run
+    rep = structured(resumed)
+    assert rep["coverage"]["complete"] and [f["source"]["line_start"] for f in rep["findings"]] == [3]

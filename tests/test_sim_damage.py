@@ -100,6 +100,8 @@ def test_pipeline_reduce_keeps_every_number_and_refuses_damaged_merges(tmp_path)
     good, _ = _ask(case, "oracle")
     assert good.reduce.rounds >= 1 and len(good.findings) < 40  # the oracle's merges went in
     assert want <= set().union(*(numbers_and_ids(f.claim) for f in good.findings))
+    row = anyio.run(lambda: S.run_case(case, "oracle"))  # scored: merged places count
+    assert row["recall"] == 1.0 and row["numbers_lost"] == 0, row.get("note")
     bad, log = _ask(case, "noisy", {**QUIET, "merge": 1.0})
     damage = [e for e in log if e["kind"] == "merge_damage"]
     assert len(damage) >= 10

@@ -21,6 +21,7 @@ class AuditOptions(RunOptions):
     # A weak model (None: the embedded one) cannot cite nor judge reliably. Then round 1 asks
     # only what each module is for, and in the lens rounds the lines that code's rules select
     # are the findings; the model only phrases their claims (checked to mention the line).
+    summary: bool = False  # --summary: a paragraph from the verified findings (rlm.repo.summary)
     weak_model: bool | None = None
 
 

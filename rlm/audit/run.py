@@ -31,6 +31,7 @@ from rlm.repo.candidates import is_weak_model
 from rlm.repo.corpus import RepoCorpus
 from rlm.repo.ledger import done_event
 from rlm.repo.rounds import Rounds, StopReason, run_rounds
+from rlm.repo.summary import summarize_audit
 from rlm.run.events import Gate, Plan, to_sink
 from rlm.run.outcomes import Status
 from rlm.run.session import Session
@@ -129,7 +130,13 @@ async def audit_async(repo: str, opts: AuditOptions | None = None, model: Model 
                                f"{len(run.st.modules)} module(s), then rounds until two find "
                                "nothing new"]))  # the strategy, as ask's gate event says its
         rounds = await run.execute(s.scope)
+        summ = (await summarize_audit(s.model, run.st.findings.items, opts, s.budget)
+                if opts.summary else None)
+        if summ:
+            run.st.declared.extend(summ.notes)
         rep = build_report(run, rounds, s.run_id, question)
+        if summ:
+            rep.summary, rep.summary_cites, rep.reduce = summ.text, summ.cites, summ.reduce
         redact_model.declare_in_statement(s.redaction, rep)
         return s.finish(rep)
 

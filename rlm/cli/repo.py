@@ -20,6 +20,12 @@ from rlm.cli.base import (  # noqa: F401 - the shared options and output
 )
 
 
+SummaryOpt = typer.Option(
+    False, "--summary", help="also a short summary the model writes from the verified findings "
+    "only (guarded merge, then synthesis; numbers and names checked by code). The findings stay "
+    "the result.")
+
+
 @app.command("audit")
 def audit_cmd(
     repo: str = typer.Argument(..., help="the repository folder"),
@@ -40,6 +46,7 @@ def audit_cmd(
     redact: Optional[bool] = RedactOpt,
     redact_report: bool = RedactReportOpt,
     no_cache: bool = NoCacheOpt,
+    summary: bool = SummaryOpt,
 ) -> None:
     """Audit a repository: module map, findings with checked path:line evidence, ranked risks.
 
@@ -54,7 +61,8 @@ def audit_cmd(
                             concurrency=concurrency, redact_report=redact_report,
                             max_tokens=max_tokens, max_calls=max_calls, timeout=timeout,
                             lenses=parse_lenses(lens), max_rounds=max_rounds, dry_run=dry_run,
-                            no_cache=no_cache, redact=redact, argv=_argv("audit"))
+                            no_cache=no_cache, redact=redact, argv=_argv("audit"),
+                            summary=summary)
         prog = Progress(enabled=not quiet and sys.stderr.isatty())
         with prog:
             return anyio.run(lambda: audit_async(repo, opts, on_event=prog.event,
@@ -82,6 +90,7 @@ def mine_cmd(
     redact: Optional[bool] = RedactOpt,
     redact_report: bool = RedactReportOpt,
     no_cache: bool = NoCacheOpt,
+    summary: bool = SummaryOpt,
 ) -> None:
     """Mine requirements: facts per question, verified in code or marked inferred.
 
@@ -95,7 +104,8 @@ def mine_cmd(
         opts = MineOptions(model=model, base_url=_urls(base_url), sub_model=sub_model,
                            concurrency=concurrency, redact_report=redact_report,
                            max_tokens=max_tokens, max_calls=max_calls, timeout=timeout,
-                           dry_run=dry_run, no_cache=no_cache, redact=redact, argv=_argv("mine"))
+                           dry_run=dry_run, no_cache=no_cache, redact=redact, argv=_argv("mine"),
+                           summary=summary)
         prog = Progress(enabled=not quiet and sys.stderr.isatty())
         with prog:
             return anyio.run(lambda: mine_async(repo, questions, opts, on_event=prog.event,

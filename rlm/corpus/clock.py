@@ -13,16 +13,18 @@ folder each have their own clock; they may overlap in time.
 
 from __future__ import annotations
 
+import calendar
 import math
 from dataclasses import dataclass
 
-from rlm.corpus.timeparse import as_datetime, has_year, parser_for
+from rlm.corpus.timeparse import YEARLESS, as_datetime, has_year, parser_for
 
 PROBE_LINES = 8  # lines tried at each end of a block for a time
 PROBE_BYTES = 4096
 MIN_TIMED = 0.9  # share of blocks that must carry a time
 MIN_DUR_S = 1.0  # most logs print whole seconds: no block is shorter than that on the clock
 BACKSTEP_S = 300.0  # lines a little out of order are normal; a step back beyond this is not
+YEAR_WRAP_S = 300 * 86_400  # a yearless log going back this far has passed New Year
 
 
 def _first_time(lines: list[bytes], parse) -> float:
@@ -58,6 +60,7 @@ def timed_blocks(blocks, times: dict):
 class Clock:
     start: list[float]  # per block: the time its first line was written
     end: list[float]  # per block: when the next block of its file starts (else its last line)
+    yearless: bool = False  # its lines print no year (past New Year, times were moved on)
 
     def __post_init__(self):
         self.scope = "the log"  # what the clock covers: the log, or a time window of it
@@ -87,11 +90,44 @@ class Clock:
         s = d.strftime("%H:%M:%S" if seconds else "%H:%M")
         first, last = as_datetime(self.first), as_datetime(self.last)
         if self.last - self.first >= 86_400 or first.date() != last.date():
-            s = d.strftime("%b %d ") + s + (f" {d.year}" if has_year(d) else "")
+            s = d.strftime("%b %d ") + s + ("" if self.yearless else f" {d.year}")
         return s
+
+    def align(self, t: float | None, b: int) -> float | None:
+        """A time read from a line of block b, moved on the years its block was moved on."""
+        k = 0
+        while t is not None and self.yearless and t + _year(k) < self.start[b] - YEAR_WRAP_S:
+            k += 1
+        return None if t is None else t + _year(k)
 
     def between(self, a: float, b: float) -> str:
         return f"between {self.label(a)} and {self.label(b)}"
+
+
+def _year(k: int) -> float:
+    """Seconds from YEARLESS's New Year to k years later."""
+    return float(calendar.timegm((YEARLESS + k, 1, 1, 0, 0, 0, 0, 0, 0))
+                 - calendar.timegm((YEARLESS, 1, 1, 0, 0, 0, 0, 0, 0)))
+
+
+def _unwrap_years(t0, t1) -> tuple[list[float], list[float], bool]:
+    """A log without years (syslog) that runs past New Year goes back a year: each time it
+    does, the times after it move on a year. Returns (first, last times, yearless)."""
+    a0, a1 = list(t0), list(t1)
+    yearless = any(not math.isnan(x) and not has_year(as_datetime(x)) for x in a0[:50])
+    if not yearless:
+        return a0, a1, False
+    k, prev = 0, math.nan
+    for b in range(len(a0)):
+        for arr in (a0, a1):
+            x = arr[b]
+            if math.isnan(x):
+                continue
+            if not math.isnan(prev) and x + _year(k) < prev - YEAR_WRAP_S:
+                k += 1
+            arr[b] = x + _year(k)
+            prev = arr[b]
+    return a0, a1, True
 
 
 def _file_starts(t0, t1, bs: range) -> list[float] | None:
@@ -122,6 +158,7 @@ def clock_of(t0, t1, files=None) -> tuple[Clock | None, str]:
     timed = sum(1 for x in t0 if not math.isnan(x))
     if nb == 0 or timed < MIN_TIMED * nb:
         return None, f"only {timed} of {nb} stretches carry a timestamp code could read"
+    t0, t1, yearless = _unwrap_years(t0, t1)
     cuts = [0] + [b for b in range(1, nb) if files is not None and files[b] != files[b - 1]]
     start: list[float] = []
     end: list[float] = []
@@ -132,7 +169,7 @@ def clock_of(t0, t1, files=None) -> tuple[Clock | None, str]:
         last = t1[z - 1] if not math.isnan(t1[z - 1]) else st[-1]
         start += st
         end += st[1:] + [max(last, st[-1])]
-    clock = Clock(start, end)
+    clock = Clock(start, end, yearless)
     if clock.span <= 0:
         return None, "every line carries the same time"
     return clock, ""

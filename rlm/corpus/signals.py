@@ -109,7 +109,7 @@ def rate_rules(tc, use_clock: bool = True, seen=None) -> list[Pick]:
     for t, (ids, counts) in tc.series.items():
         total = tc.counts[t][0] if t in tc.counts else sum(counts)
         if clock is not None:
-            kw = {"seen": seen} if seen else {}
+            kw = {"seen": lambda tp, b, last: clock.align(seen(tp, b, last), b)} if seen else {}
             if total >= 20:
                 bursts += clockrules.bursts(t, ids, counts, total, clock, Pick, **kw)
             if len(ids) >= MIN_WINDOWS:

@@ -66,7 +66,10 @@ def dedupe(findings: list[Finding]) -> list[Finding]:
 async def reduce_findings(model: Model | None, findings: list[Finding], question: str, *,
                           fits: Callable[[list[Finding]], bool], size: Callable[[list[Finding]], int],
                           budget: Budget, timeout: float, log: Callable[[str], None] | None = None,
+                          recipe_name: str = "giant-file",
                           ) -> tuple[list[Finding], ReduceInfo]:
+    """`recipe_name`: whose [merge] prompt words the merge calls (ask's giant-file, the
+    repository recipes); the guards and the stop rule are the same for every recipe."""
     info = ReduceInfo()
 
     def note(msg: str) -> None:
@@ -86,7 +89,7 @@ async def reduce_findings(model: Model | None, findings: list[Finding], question
             break
         info.rounds += 1
         try:
-            agg = await _model_round(model, agg, question, budget, timeout, note)
+            agg = await _model_round(model, agg, question, budget, timeout, note, recipe_name)
         except BudgetExhausted as e:
             info.stopped = "budget"
             note(f"round {info.rounds} stopped: {e}")
@@ -104,16 +107,17 @@ async def reduce_findings(model: Model | None, findings: list[Finding], question
 
 
 async def _model_round(model: Model, agg: list[Finding], question: str, budget: Budget,
-                       timeout: float, note: Callable[[str], None]) -> list[Finding]:
-    t = recipe.task("giant-file", "merge")
-    out_model = recipe.schema_model("giant-file", "merge")
+                       timeout: float, note: Callable[[str], None],
+                       recipe_name: str = "giant-file") -> list[Finding]:
+    t = recipe.task(recipe_name, "merge")
+    out_model = recipe.schema_model(recipe_name, "merge")
     result: list[Finding] = []
     for b in range(0, len(agg), BATCH):
         batch = agg[b:b + BATCH]
         if len(batch) < 2:
             result.extend(batch)
             continue
-        msgs = recipe.messages("giant-file", "merge", question=question, material=render(batch))
+        msgs = recipe.messages(recipe_name, "merge", question=question, material=render(batch))
         try:
             res, _ = await call_json(model, msgs, out_model,
                                      Limits(max_tokens=t["max_tokens"], timeout=timeout), budget)
@@ -140,9 +144,13 @@ async def _model_round(model: Model, agg: list[Finding], question: str, budget: 
             first = inputs[0]
             others = ", ".join(f"{f.source.path}:{f.source.line_start}-{f.source.line_end}"
                                for f in inputs[1:])
+            # the others' own places (earlier merges, duplicates) come along: a merge of merges
+            # keeps naming every line its claim speaks for
+            carried = "".join(f"; {f.note}" for f in inputs[1:] if f.note)
             merged = first.model_copy(update={
                 "claim": g.claim.strip(),
-                "note": (first.note + "; " if first.note else "") + f"merged with {others}",
+                "note": (first.note + "; " if first.note else "") + f"merged with {others}"
+                + carried,
             })
             result.append(merged)
             used.update(ids)

@@ -38,7 +38,10 @@ def fit_count(model: Model, findings: list[Finding], window_tokens: int) -> int:
 
 
 async def synthesize(model: Model, question: str, findings: list[Finding], budget: Budget,
-                     window_tokens: int, timeout: float) -> Synthesis:
+                     window_tokens: int, timeout: float, recipe_name: str = "giant-file",
+                     ) -> Synthesis:
+    """`recipe_name`: whose [synth] prompt words the call (ask's giant-file, or a repository
+    recipe); the fit, the cut note and the echo check are the same for every recipe."""
     out = Synthesis()
     if not findings:
         return out
@@ -51,11 +54,12 @@ async def synthesize(model: Model, question: str, findings: list[Finding], budge
         out.error = "no finding fits the synthesis window"
         return out
     note = f"Note: {out.cut_note}.\n" if out.cut_note else ""
-    t = recipe.task("giant-file", "synth")
+    t = recipe.task(recipe_name, "synth")
     material = render(findings[:k])
-    msgs = recipe.messages("giant-file", "synth", question=question, note=note, material=material)
+    msgs = recipe.messages(recipe_name, "synth", question=question, note=note,
+                           material=material)
     try:
-        res, _ = await call_json(model, msgs, recipe.schema_model("giant-file", "synth"),
+        res, _ = await call_json(model, msgs, recipe.schema_model(recipe_name, "synth"),
                                  Limits(max_tokens=t["max_tokens"], timeout=timeout), budget,
                                  check=lambda r: echo_reason(r.answer, msgs, material, question))
     except (ModelCallError, BudgetExhausted) as e:

@@ -17,8 +17,8 @@ at least ROUND_BATCH).
 The client's roots are asked for once per call, in its first round, and kept for its later ones.
 
 A call the client abandons (no retry) is not lost: the requests it was sent time out like any
-sampling call (--timeout, counted from the round that carried them), and a run still waiting
-IDLE_S after its last round is stopped like a cancelled one: its report is recorded, with the
+sampling call (--timeout, counted from the round that carried them), and a run that got no round
+for 2 x --timeout + 5 s is stopped like a cancelled one: its report is recorded, with the
 unfinished chunks interrupted, and `resume` finishes it.
 """
 
@@ -35,7 +35,7 @@ SETTLE_S = 0.3  # a round closes once no new request came for this long
 # requests per round at least (the run's concurrency, raised to this): the client bounds the
 # rounds of one call (the SDK's Client: 10 by default), not the requests in flight
 ROUND_BATCH = 32
-IDLE_S = 900.0  # a conversation no round touched for this long is dropped
+IDLE_S = 900.0  # a conversation no round touched for this long is dropped (see idle_after)
 ROOTS_KEY = "rlm-roots"
 MODERN = "2026-07-28"
 
@@ -72,6 +72,7 @@ class Conversation:
         self._last_new = 0.0
         self._changed = asyncio.Event()
         self.touched = time.monotonic()
+        self.idle_s = IDLE_S
 
     # -- the client's answers
     def take(self, responses: dict | None) -> None:
@@ -111,8 +112,11 @@ class Conversation:
             self._asked.pop(key, None)
 
     # -- the run
-    def start(self, work: Callable[[], Awaitable[Any]], relay: Any) -> None:
+    def start(self, work: Callable[[], Awaitable[Any]], relay: Any, timeout: float) -> None:
+        """Run work() on this loop; with `timeout` (each sampling request's), a client that
+        sent no round for 2 x timeout + 5 s has given up on the call."""
         self.relay = relay
+        self.idle_s = min(IDLE_S, 2 * timeout + 5.0)
         loop = asyncio.get_running_loop()
         self.task = loop.create_task(work())
         self.task.add_done_callback(lambda _t: self._changed.set())
@@ -121,8 +125,8 @@ class Conversation:
     async def _watch(self) -> None:
         """Stop the run once no round came for IDLE_S (the client gave up on the call)."""
         while self.task is not None and not self.task.done():
-            await asyncio.sleep(min(30.0, IDLE_S / 4))
-            if time.monotonic() - self.touched > IDLE_S:
+            await asyncio.sleep(min(30.0, self.idle_s / 4))
+            if time.monotonic() - self.touched > self.idle_s:
                 self.stop()
                 return
 
@@ -181,7 +185,7 @@ def forget(conv: Conversation) -> None:
 
 def _drop_idle() -> None:
     now = time.monotonic()
-    for conv in [c for c in _conversations.values() if now - c.touched > IDLE_S]:
+    for conv in [c for c in _conversations.values() if now - c.touched > c.idle_s]:
         conv.stop()
 
 

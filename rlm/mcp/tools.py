@@ -133,7 +133,8 @@ class RlmTools:
         if conv is None:
             return report_result(await run_in_worker(work, relay, resumable=resumable), notes)
         conv.notes = notes
-        conv.start(lambda: run_in_worker(work, relay, resumable=resumable), relay)
+        conv.start(lambda: run_in_worker(work, relay, resumable=resumable), relay,
+                   self.cfg.timeout)
         return _round_result(conv, await conv.next_round(ctx))
 
     def _ask_options(self, strategy: str | None, max_calls: int | None,

@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING
 from rlm.mine.scope import MAX_RELEVANT_FILES
 from rlm.models.none import NOTICE as NO_MODEL_NOTICE
 from rlm.repo.corpus import files_statement
+from rlm.repo.summary import source_of
 from rlm.run import ledger
-from rlm.schemas import Coverage, Estimate, Finding, GateInfo, Source, UsageInfo
+from rlm.schemas import Coverage, Estimate, Finding, GateInfo, UsageInfo
 from rlm.schemas_repo import EvidenceCounts, FileCoverage, MineReport
 
 if TYPE_CHECKING:
@@ -25,6 +26,7 @@ def coverage(run: _Mine, fcov: FileCoverage) -> Coverage:
     cov.lines_read_by_model = run.read.total_lines()
     cov.bytes_read_by_model = run.read.total_bytes(c)
     cov.interrupted = run.budget.interrupted
+    cov.declared.extend(run.summary_notes)
     if run.code_only:
         cov.declared.insert(0, NO_MODEL_NOTICE)
         for i, r in enumerate(run.results, 1):
@@ -49,11 +51,9 @@ def findings(run: _Mine) -> list[Finding]:
     out: list[Finding] = []
     for qi, r in enumerate(run.results, 1):
         for f in r.verified + r.inferred:
-            path, _, rng = f.evidence_path.rpartition(":")
-            a, _, b = rng.partition("-")
             out.append(Finding(
                 id=f"f{len(out) + 1}", claim=f.claim, evidence=f.quote,
-                source=Source(path=path, line_start=int(a), line_end=int(b or a)),
+                source=source_of(f.evidence_path),
                 verified=f.confidence == "verified", chunk=f"q{qi}", label=f.basis,
                 group=f"q{qi}", note=f.note or None))
     return out

@@ -38,6 +38,7 @@ from rlm.repo.candidates import (
 from rlm.repo.claim_support import support
 from rlm.repo.corpus import RepoCorpus
 from rlm.repo.ledger import ReadTracker, done_event
+from rlm.repo.summary import summarize_questions
 from rlm.run.events import Gate, Plan, to_sink
 from rlm.run.ledger import failed_parts, ranges_of
 from rlm.run.outcomes import Status
@@ -83,6 +84,7 @@ class _Mine:
         self.weak = is_weak_model(model) if opts.weak_model is None else bool(opts.weak_model)
         self.dropped = 0
         self.code_only = is_code_only(model)
+        self.summary_notes: list[str] = []  # --summary's cuts and failures, for the statement
 
     def plan(self) -> Estimate:
         scoper = Scoper(self.c)
@@ -223,6 +225,8 @@ async def mine_async(repo: str, questions: list[str], opts: MineOptions | None =
         estimate = run.plan()
         if not opts.dry_run:
             await run.run(s.scope)
+        if opts.summary:
+            run.summary_notes = await summarize_questions(s.model, run.results, opts, s.budget)
         rep = build_report(run, estimate, s.run_id)
         redact_model.declare_in_statement(s.redaction, rep)
         return s.finish(rep)

@@ -41,6 +41,11 @@ def _head(rep: AuditReport) -> list[str]:
         ev = a.evidence
         out.append(f"Evidence checked by code: {ev.verified} verified, {ev.corrected} corrected "
                    f"(the quote was a few lines from the cited range), {ev.rejected} rejected.")
+    if rep.summary:
+        out.append("**Summary** (written by the model from the verified findings only; its "
+                   "numbers and names checked by code): " + rep.summary
+                   + (" — rests on " + ", ".join(f"`{c}`" for c in rep.summary_cites[:8])
+                      if rep.summary_cites else ""))
     return out
 
 

@@ -40,6 +40,10 @@ def mine_markdown(rep: MineReport, link_base: str = "") -> str:
     for i, q in enumerate(rep.questions, 1):
         out.append(f"## {i}. {q.question}")
         out.append(f"_Scope (code): {q.scope}._")
+        if q.summary:
+            out.append("**Summary** (from the verified facts only; numbers and names checked by "
+                       "code): " + q.summary + (" — rests on " + ", ".join(
+                           f"`{c}`" for c in q.summary_cites[:8]) if q.summary_cites else ""))
         if q.verified:
             out.append("**Verified facts**")
             out.extend(["\n".join(_table(q.verified, link_base))])
