@@ -516,6 +516,9 @@ def parse_args(argv=None):
                     "fixture path with simulated readers), sniah, oolong (evals/suites.py)")
     ap.add_argument("--cases", default=",".join(ALL_CASES),
                     help=f"comma-separated subset of: {', '.join(ALL_CASES)}")
+    ap.add_argument("--embedded-all", action="store_true",
+                    help="--suite sim --model local: also the transcript fan-outs, the audit and "
+                    "mining with the embedded model (9-36 calls each: tens of minutes on 2 cores)")
     ap.add_argument("--quick", action="store_true",
                     help="smaller fixtures and caps (fewer window-sized calls; still minutes)")
     ap.add_argument("--log-lines", type=int, help="log fixture size (default 600,000; quick 20,000)")

@@ -126,7 +126,7 @@ async def run_case(case: Case, kind: str, system: str = "rlm", seed: int = 0,
 
 
 async def sim_fixture_suite(workdir: Path, quick: bool, models: list, concurrency: int = 8,
-                            timeout: float = 300.0) -> list[dict]:
+                            timeout: float = 300.0, embedded_all: bool = False) -> list[dict]:
     """Every fixture path with every reader, and the baselines with the oracle; real models
     with rlm (the embedded one on the --quick sizes: SMALL)."""
     cases = _cases(workdir, quick)
@@ -143,7 +143,7 @@ async def sim_fixture_suite(workdir: Path, quick: bool, models: list, concurrenc
         for system in ("naive-fanout", "truncated-direct"):
             rows.append(await run_case(c, "oracle", system, concurrency=concurrency))
         for m in models:
-            if embedded(m) and c.name not in EMBEDDED_CASES:
+            if embedded(m) and c.name not in EMBEDDED_CASES and not embedded_all:
                 continue
             mc = small[c.name] if embedded(m) else c
             rows.append(await run_case(mc, "", "rlm", model=m, concurrency=concurrency,
@@ -158,7 +158,8 @@ async def sim_fixture_suite(workdir: Path, quick: bool, models: list, concurrenc
     for case in (audit_case, mine_case):  # adversarial: instructions on fact lines (evals/adversarial.py)
         for kind in ("oracle", "noisy", "adversarial"):
             rows.append(await case(workdir, kind, seed=5))
-        for m in [m for m in models if not embedded(m)]:  # 9-36 calls: minutes each on it
+        # the embedded model needs minutes per call: 9-36 calls only with --embedded-all
+        for m in [m for m in models if embedded_all or not embedded(m)]:
             rows.append(await case(workdir, "", model=m))
             progress(rows[-1])
     return rows

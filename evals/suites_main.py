@@ -62,7 +62,8 @@ def main_suites(args) -> int:
     async def go():
         try:
             return await run_suites(names, workdir, args.quick, models,
-                                    max(args.concurrency, 4), args.timeout)
+                                    max(args.concurrency, 4), args.timeout,
+                                    embedded_all=getattr(args, "embedded_all", False))
         finally:
             for m in models:
                 await m.aclose()

@@ -128,7 +128,8 @@ def embedded_model(timeout: float = 300.0):
 
 
 async def run_suites(names: list[str], workdir: Path, quick: bool, models: list,
-                     concurrency: int = 8, timeout: float = 300.0) -> dict[str, list[dict]]:
+                     concurrency: int = 8, timeout: float = 300.0, embedded_all: bool = False,
+                     ) -> dict[str, list[dict]]:
     from evals import suites
     from evals.sim_suite import sim_fixture_suite
 
@@ -141,6 +142,7 @@ async def run_suites(names: list[str], workdir: Path, quick: bool, models: list,
         elif name == "oolong":
             out[name] = await suites.oolong_suite(workdir, quick, models, concurrency, timeout)
         else:
-            out[name] = await sim_fixture_suite(workdir, quick, models, concurrency, timeout)
+            out[name] = await sim_fixture_suite(workdir, quick, models, concurrency, timeout,
+                                                embedded_all=embedded_all)
         print(f"suite {name} done in {time.monotonic() - t:.0f}s", file=sys.stderr, flush=True)
     return out
