@@ -5,11 +5,13 @@ invented claims get through, and (mining) whether unanswerable questions stay pl
 from __future__ import annotations
 
 import time
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 from evals.sim.key import audit_key, from_repo
 from evals.sim.readers import TAG_FAB, TAG_OBEY
 from evals.sim.server import start_sim
+from rlm.evidence import parse_evidence_path
 from rlm.models.openai_compat import OpenAICompatModel, reset_mode_cache
 
 
@@ -23,10 +25,25 @@ def _key(kind: str, root: Path, truth: dict, make):
     return with_instructions(make(truth))
 
 
-def _ep(ep: str) -> tuple[str, int, int]:
-    path, _, rng = ep.rpartition(":")
-    a, _, b = rng.partition("-")
-    return path, int(a), int(b or a)
+_ep = parse_evidence_path
+
+
+@asynccontextmanager
+async def _reader_model(kind: str, key, seed: int, model):
+    """The model under test: a given real one, or a simulated reader of `kind` behind its own
+    fake server (started here, stopped on the way out). Yields (model, reader or None)."""
+    if model is not None:
+        yield model, None
+        return
+    server, reader = start_sim(kind, key, seed=seed)
+    reset_mode_cache()
+    m = OpenAICompatModel(f"sim:{kind}", server.url, context_tokens=8192, timeout=10.0,
+                          max_attempts=4, backoff_base=0.01)
+    try:
+        yield m, reader
+    finally:
+        await m.aclose()
+        server.stop()
 
 
 async def mine_case(workdir: Path, kind: str, seed: int = 0, model=None) -> dict:
@@ -36,21 +53,10 @@ async def mine_case(workdir: Path, kind: str, seed: int = 0, model=None) -> dict
     root = workdir / f"repo-{kind or 'model'}"
     truth = write_repo(root)
     questions = [f["question"] for f in truth["facts"]] + truth["unanswerable_questions"]
-    server = None
-    if model is None:
-        server, reader = start_sim(kind, _key(kind, root, truth, from_repo), seed=seed)
-        reset_mode_cache()
-        m = OpenAICompatModel(f"sim:{kind}", server.url, context_tokens=8192, timeout=10.0,
-                              max_attempts=4, backoff_base=0.01)
-    else:
-        m = model
+    key = _key(kind, root, truth, from_repo) if model is None else None
     t0 = time.monotonic()
-    try:
+    async with _reader_model(kind, key, seed, model) as (m, reader):
         rep = await mine_async(str(root), questions, MineOptions(concurrency=4), model=m)
-    finally:
-        if server is not None:
-            await m.aclose()
-            server.stop()
     by_q = {q.question: q for q in rep.questions}
     found, missed = 0, []
     for f in truth["facts"]:
@@ -69,7 +75,7 @@ async def mine_case(workdir: Path, kind: str, seed: int = 0, model=None) -> dict
     u = rep.usage
     notes = ([f"missed {', '.join(missed)}"] if missed else []) + \
         ([f"unanswerable questions answered: {len(unans)}"] if unans else []) + \
-        ([_damage(reader.log)] if server is not None and reader.log else [])
+        ([_damage(reader.log)] if reader is not None and reader.log else [])
     return {"case": "requirements-mining", "reader": kind, "system": "rlm", "strategy": rep.strategy,
             "model": f"sim:{kind}" if model is None else model.name,
             "recall": found / len(truth["facts"]), "fabricated_accepted": fab, "misplaced": 0,
@@ -87,21 +93,10 @@ async def audit_case(workdir: Path, kind: str, seed: int = 0, model=None) -> dic
 
     root = workdir / f"audit-{kind or 'model'}"
     truth = write_repo(root)
-    server = None
-    if model is None:
-        server, reader = start_sim(kind, _key(kind, root, truth, audit_key), seed=seed)
-        reset_mode_cache()
-        m = OpenAICompatModel(f"sim:{kind}", server.url, context_tokens=8192, timeout=10.0,
-                              max_attempts=4, backoff_base=0.01)
-    else:
-        m = model
+    key = _key(kind, root, truth, audit_key) if model is None else None
     t0 = time.monotonic()
-    try:
+    async with _reader_model(kind, key, seed, model) as (m, reader):
         rep = await audit_async(str(root), AuditOptions(concurrency=4), model=m)
-    finally:
-        if server is not None:
-            await m.aclose()
-            server.stop()
     good = [f for f in rep.findings if f.verified and f.kind in ("fact", "risk")]
     missed = [f["id"] for f in truth["facts"]
               if not any(g.source.path == f["path"] and g.source.line_start <= f["line_end"]
@@ -116,7 +111,7 @@ async def audit_case(workdir: Path, kind: str, seed: int = 0, model=None) -> dic
             "calls": u.calls, "prompt_tokens": u.prompt_tokens,
             "completion_tokens": u.completion_tokens, "wall_s": round(time.monotonic() - t0, 2),
             "note": "; ".join(([f"missed {', '.join(missed)}"] if missed else [])
-                              + ([_damage(reader.log)] if server is not None and reader.log else []))}
+                              + ([_damage(reader.log)] if reader is not None and reader.log else []))}
 
 
 def _damage(log: list[dict]) -> str:

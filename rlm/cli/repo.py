@@ -52,24 +52,17 @@ def audit_cmd(
 
     Rounds stop after two rounds that add nothing new, when nothing is left to dig, or at the budget."""
     from rlm.audit import AuditOptions, audit_async, audit_markdown, parse_lenses
-    from rlm.render.progress import Progress
 
-    def go():
-        import anyio
-
-        opts = AuditOptions(model=model, base_url=_urls(base_url), sub_model=sub_model,
+    def opts():
+        return AuditOptions(model=model, base_url=_urls(base_url), sub_model=sub_model,
                             concurrency=concurrency, redact_report=redact_report,
                             max_tokens=max_tokens, max_calls=max_calls, timeout=timeout,
                             lenses=parse_lenses(lens), max_rounds=max_rounds, dry_run=dry_run,
                             no_cache=no_cache, redact=redact, argv=_argv("audit"),
                             summary=summary)
-        prog = Progress(enabled=not quiet and sys.stderr.isatty())
-        with prog:
-            return anyio.run(lambda: audit_async(repo, opts, on_event=prog.event,
-                                                 handle_sigint=True))
 
-    report = _run(go)
-    _emit_repo(report, audit_markdown, repo, json_out, out)
+    _run_repo(opts, lambda o, ev: audit_async(repo, o, on_event=ev, handle_sigint=True),
+              audit_markdown, repo, json_out, out, quiet)
 
 
 @app.command("mine")
@@ -96,20 +89,30 @@ def mine_cmd(
 
     A question without a verified fact keeps a placeholder naming it, never a guess."""
     from rlm.mine import MineOptions, mine_async, mine_markdown
+
+    def opts():
+        return MineOptions(model=model, base_url=_urls(base_url), sub_model=sub_model,
+                           concurrency=concurrency, redact_report=redact_report,
+                           max_tokens=max_tokens, max_calls=max_calls, timeout=timeout,
+                           dry_run=dry_run, no_cache=no_cache, redact=redact, argv=_argv("mine"),
+                           summary=summary)
+
+    _run_repo(opts, lambda o, ev: mine_async(repo, questions, o, on_event=ev, handle_sigint=True),
+              mine_markdown, repo, json_out, out, quiet)
+
+
+def _run_repo(make_opts, start, markdown_fn, repo: str, json_out: bool, out: Optional[Path],
+              quiet: bool) -> None:
+    """audit and mine alike: options built inside the one-line error guard (a bad --lens is a
+    usage error), progress on a terminal, then the report delivered."""
     from rlm.render.progress import Progress
 
     def go():
         import anyio
 
-        opts = MineOptions(model=model, base_url=_urls(base_url), sub_model=sub_model,
-                           concurrency=concurrency, redact_report=redact_report,
-                           max_tokens=max_tokens, max_calls=max_calls, timeout=timeout,
-                           dry_run=dry_run, no_cache=no_cache, redact=redact, argv=_argv("mine"),
-                           summary=summary)
+        o = make_opts()
         prog = Progress(enabled=not quiet and sys.stderr.isatty())
         with prog:
-            return anyio.run(lambda: mine_async(repo, questions, opts, on_event=prog.event,
-                                                handle_sigint=True))
+            return anyio.run(lambda: start(o, prog.event))
 
-    report = _run(go)
-    _emit_repo(report, mine_markdown, repo, json_out, out)
+    _emit_repo(_run(go), markdown_fn, repo, json_out, out)

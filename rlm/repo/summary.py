@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from rlm.engine.budget import Budget
 from rlm.engine.reducer import numbers_and_ids, reduce_findings, render
 from rlm.engine.synth import fit_count, synthesize
+from rlm.evidence import format_evidence_path, parse_evidence_path
 from rlm.models.base import Model
 from rlm.models.profile import is_code_only
 from rlm.run.window import size_window
@@ -32,10 +33,9 @@ class Summary:
 
 
 def source_of(evidence_path: str) -> Source:
-    """`path:12` or `path:12-14` (as rlm.evidence writes them) as a Source."""
-    path, _, rng = evidence_path.rpartition(":")
-    a, _, b = rng.partition("-")
-    return Source(path=path, line_start=int(a), line_end=int(b or a))
+    """An evidence path (rlm.evidence's form) as a Source."""
+    path, a, b = parse_evidence_path(evidence_path)
+    return Source(path=path, line_start=a, line_end=b)
 
 
 def fact_findings(facts: list[Fact]) -> list[Finding]:
@@ -46,8 +46,7 @@ def fact_findings(facts: list[Fact]) -> list[Finding]:
 
 
 def _path(f: Finding) -> str:
-    s = f.source
-    return f"{s.path}:{s.line_start}" + (f"-{s.line_end}" if s.line_end != s.line_start else "")
+    return format_evidence_path(f.source.path, f.source.line_start, f.source.line_end)
 
 
 async def summarize(model: Model, question: str, findings: list[Finding], *, recipe_name: str,
