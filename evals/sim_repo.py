@@ -11,7 +11,7 @@ from pathlib import Path
 from evals.sim.key import audit_key, from_repo
 from evals.sim.readers import TAG_FAB, TAG_OBEY
 from evals.sim.server import start_sim
-from rlm.evidence import parse_evidence_path
+from rlm.verify.evidence import parse_evidence_path
 from rlm.models.openai_compat import OpenAICompatModel, reset_mode_cache
 
 

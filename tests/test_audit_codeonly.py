@@ -1,4 +1,4 @@
-"""`rlm audit` with no model: complete from code alone (rlm.repo_facts through rlm.evidence),
+"""`rlm audit` with no model: complete from code alone (rlm.repo.facts through rlm.verify.evidence),
 and with a model the code facts come first and stay. Real subprocesses, no model configured."""
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from rlm.engine.budget import Budget
 from rlm.fixtures.repo import write_repo
 from rlm.models.openai_compat import OpenAICompatModel, reset_mode_cache
 from rlm.repo.summary import summarize
-from rlm.schemas import Finding, Source
+from rlm.schemas.report import Finding, Source
 
 FINDING = re.compile(r"^\[(\d+)\] (.*) \((\S+):(\d+)-(\d+)\)$", re.M)
 

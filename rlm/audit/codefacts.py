@@ -1,8 +1,8 @@
-"""The audit's code facts: what rlm.repo_facts states exactly, as checked findings.
+"""The audit's code facts: what rlm.repo.facts states exactly, as checked findings.
 
 They come first in every audit (round 0, before any model round) and are never replaced: the
 seen-set holds them, so a model finding on the same lines is not new. Each fact's evidence is
-taken from the file by rlm.evidence at the line code found it on; a fact whose line does not
+taken from the file by rlm.verify.evidence at the line code found it on; a fact whose line does not
 check out (a file changed under the scan) is counted as rejected, not kept. With no model they
 are the whole audit.
 """
@@ -12,11 +12,11 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from rlm import evidence
-from rlm.evidence import format_evidence_path
-from rlm.repo_facts import Fact, RepoFacts, repo_facts
-from rlm.schemas import Source
-from rlm.schemas_repo import AuditFinding
+from rlm.verify import evidence
+from rlm.verify.evidence import format_evidence_path
+from rlm.repo.facts import Fact, RepoFacts, repo_facts
+from rlm.schemas.report import Source
+from rlm.schemas.repo_report import AuditFinding
 
 if TYPE_CHECKING:
     from rlm.audit.state import AuditState

@@ -1,5 +1,5 @@
 """The audit's findings: every citation checked by code, kept in a seen-set, rejections kept
-for a recheck. Models cite, code quotes (rlm.evidence); a finding is new only when no finding of
+for a recheck. Models cite, code quotes (rlm.verify.evidence); a finding is new only when no finding of
 the same kind already covers an overlapping range of the same file."""
 
 from __future__ import annotations
@@ -7,20 +7,20 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from rlm import evidence
+from rlm.verify import evidence
 from rlm.corpus.chunk import Chunk, ShownLines
-from rlm.evidence import (
+from rlm.verify.evidence import (
     EvidenceCheck,
     EvidenceStats,
     format_evidence_path,
     parse_evidence_path,
 )
 from rlm.repo.candidates import Candidate, check_pick, sane_claim
-from rlm.repo.claim_support import support
+from rlm.verify.claim_support import support
 from rlm.repo.corpus import RepoCorpus
 from rlm.repo.files import is_doc_file
-from rlm.schemas import Source
-from rlm.schemas_repo import AuditFinding
+from rlm.schemas.report import Source
+from rlm.schemas.repo_report import AuditFinding
 
 DOC_NOTE = ("quoted from documentation or comments: the text is there, the behaviour is not "
             "checked against code")

@@ -19,10 +19,10 @@ from rlm.audit.lenses import lenses
 from rlm.corpus.chunk import Chunk
 from rlm.repo.calls import est_tokens
 from rlm.repo.candidates import Candidate, repetitive
-from rlm.run.ledger import failed_parts, ranges_of
-from rlm.run.outcomes import Status
-from rlm.run.window import PROMPT_OVERHEAD_TOKENS
-from rlm.schemas import FailedChunk
+from rlm.engine.ledger import failed_parts, ranges_of
+from rlm.engine.outcomes import Status
+from rlm.engine.window import PROMPT_OVERHEAD_TOKENS
+from rlm.schemas.report import FailedChunk
 
 if TYPE_CHECKING:
     from rlm.audit.state import AuditState

@@ -1,4 +1,4 @@
-"""Options of `rlm audit`: the shared run options (rlm.run.options; each flag means the same on
+"""Options of `rlm audit`: the shared run options (rlm.engine.options; each flag means the same on
 every command) plus the audit's own."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from rlm.audit.lenses import LENSES
 from rlm.errors import UsageError
-from rlm.run.options import RunOptions
+from rlm.engine.options import RunOptions
 
 
 @dataclass

@@ -12,7 +12,7 @@ from rlm.audit.lenses import lens_candidates, lenses
 from rlm.audit.state import AuditState
 from rlm.corpus.chunk import Chunk
 from rlm.corpus.lines import MAX_LINE_CHARS
-from rlm.evidence import parse_evidence_path
+from rlm.verify.evidence import parse_evidence_path
 from rlm.repo.candidates import Candidate, pack_candidates, render_candidates, words
 from rlm.repo.chunks import chunk_files, chunk_modules
 

@@ -8,20 +8,14 @@ from typing import TYPE_CHECKING
 
 from rlm.audit.lenses import tested_by
 from rlm.audit.state import AuditState
-from rlm.evidence import parse_evidence_path
+from rlm.verify.evidence import parse_evidence_path
 from rlm.models.none import NOTICE as NO_MODEL_NOTICE
 from rlm.repo.corpus import files_statement
 from rlm.repo.rounds import Rounds, StopReason
-from rlm.run import ledger
-from rlm.schemas import Coverage, GateInfo, Source, UsageInfo
-from rlm.schemas_repo import (
-    AuditFinding,
-    AuditInfo,
-    AuditReport,
-    EvidenceCounts,
-    FileCoverage,
-    ModuleInfo,
-)
+from rlm.engine import ledger
+from rlm.schemas.report import Coverage, GateInfo, Source, UsageInfo
+from rlm.schemas.repo_report import AuditFinding, AuditInfo, AuditReport, FileCoverage, ModuleInfo
+from rlm.schemas.report import EvidenceCounts
 
 if TYPE_CHECKING:
     from rlm.audit.run import _Audit

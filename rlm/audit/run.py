@@ -5,7 +5,7 @@ Round 1 is the module map: one isolated call per module (or module part) with th
 Later rounds dig where the map is thin (rlm.audit.planner). Every job is a type with its own
 handling (rlm.audit.jobs); the loop (rlm.repo.rounds) stops after two consecutive rounds that add
 nothing new, when nothing is left to dig, at ``max_rounds`` or when the budget is spent. The run
-lives in one rlm.run.session.Session like ask's: recorded, resumable, --sub-model for the jobs.
+lives in one rlm.engine.session.Session like ask's: recorded, resumable, --sub-model for the jobs.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Callable
 
 import anyio
 
-from rlm import redact_model
+from rlm.redact import model as redact_model
 from rlm.audit import planner
 from rlm.audit.codefacts import add_code_facts, public_apis
 from rlm.audit.jobs import Job
@@ -32,11 +32,11 @@ from rlm.repo.corpus import RepoCorpus
 from rlm.repo.ledger import done_event
 from rlm.repo.rounds import Rounds, StopReason, run_rounds
 from rlm.repo.summary import summarize_audit
-from rlm.run.events import Gate, Plan, to_sink
-from rlm.run.outcomes import Status
-from rlm.run.session import Session
-from rlm.schemas import Estimate
-from rlm.schemas_repo import AuditReport, RoundInfo
+from rlm.engine.events import Gate, Plan, to_sink
+from rlm.engine.outcomes import Status
+from rlm.engine.session import Session
+from rlm.schemas.report import Estimate
+from rlm.schemas.repo_report import AuditReport, RoundInfo
 
 RECIPE = "repo-audit"
 NOTHING_LEFT = ("nothing was left to dig: every lens ran, every rejected claim was rechecked, "

@@ -10,7 +10,7 @@ from rlm.audit.options import AuditOptions
 from rlm.corpus.modules import Module, group_modules
 from rlm.repo.corpus import RepoCorpus
 from rlm.repo.ledger import ReadTracker
-from rlm.schemas import FailedChunk
+from rlm.schemas.report import FailedChunk
 
 
 @dataclass

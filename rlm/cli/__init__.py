@@ -17,7 +17,7 @@ __all__ = ["app", "main"]
 
 
 def main() -> None:
-    from rlm.cli_help import one_line_usage_errors, readable_help
+    from rlm.cli.help import one_line_usage_errors, readable_help
 
     readable_help()
     one_line_usage_errors()

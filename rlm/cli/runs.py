@@ -91,7 +91,7 @@ def show_cmd(run: str = typer.Argument(..., help="run id, unique prefix, or 'las
              json_out: bool = typer.Option(False, "--json", help="print the JSON report")) -> None:
     """Print a recorded run's report (Markdown, or --json)."""
     from rlm.render import repo_markdown, report_markdown
-    from rlm.schemas import Report
+    from rlm.schemas.report import Report
 
     def load():
         s = _runs_store()
@@ -166,7 +166,7 @@ def resume_cmd(
         _fail(f"run {rid} read {path}, which no longer exists", EXIT_USAGE)
     if path == "-":
         _fail(f"run {rid} read stdin; resume it with `rlm ask - QUESTION --resume {rid}`", EXIT_USAGE)
-    from rlm.store.record_mask import cannot_resume, masked_question
+    from rlm.redact.record_mask import cannot_resume, masked_question
 
     if masked_question(r):
         _fail(cannot_resume(r, f"resume it with `rlm ask PATH QUESTION --resume {rid}`"),

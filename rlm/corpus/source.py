@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from rlm.errors import UsageError
-from rlm.interrupt import checkpoint
+from rlm.engine.interrupt import checkpoint
 
 SPOOL_LIMIT = 4 * 1024**3  # refuse to spool more than this from stdin/.gz
 

@@ -111,7 +111,7 @@ def resume_target(roots: Roots, ref: str) -> tuple[str, str, str, dict]:
     path = corpus_of(r)
     if not path or not Path(path).exists():
         raise UsageError(f"run {r['id']} read {path}, which no longer exists")
-    from rlm.store.record_mask import cannot_resume, masked_question
+    from rlm.redact.record_mask import cannot_resume, masked_question
 
     if masked_question(r):
         raise UsageError(cannot_resume(r, "ask it again"))

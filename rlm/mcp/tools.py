@@ -25,8 +25,8 @@ from rlm.mcp.runs import RunsResult
 from rlm.mcp.sampling import (RoundSamplingModel, SamplingModel, code_only_model,
                               sampling_unavailable)
 from rlm.mcp.summary import report_result
-from rlm.schemas import Report
-from rlm.schemas_repo import AuditReport, MineReport
+from rlm.schemas.report import Report
+from rlm.schemas.repo_report import AuditReport, MineReport
 
 Strategy = Literal["direct", "grep", "profile", "fanout"]
 PathArg = Annotated[str, Field(description="a file or folder, absolute or relative to the first "

@@ -3,7 +3,7 @@ not be touched?" is the behaviour pinned by tests (each test and the package fun
 calls), the public API (``__all__`` or the public top-level definitions of the package) and the
 documented commands (README code blocks that run a console script or ``python -m``).
 
-Each answer is a Fact whose quote code takes from the file and checks with rlm.evidence at its
+Each answer is a Fact whose quote code takes from the file and checks with rlm.verify.evidence at its
 ``path:start-end``; a line that does not check out is dropped, never guessed at.
 """
 
@@ -12,12 +12,12 @@ from __future__ import annotations
 import ast
 import re
 
-from rlm import evidence
-from rlm.evidence import EvidenceStats, format_evidence_path
+from rlm.verify import evidence
+from rlm.verify.evidence import EvidenceStats, format_evidence_path
 from rlm.repo.corpus import RepoCorpus
 from rlm.repo.files import is_test_file
-from rlm.repo_facts import RepoFacts, repo_facts
-from rlm.schemas_repo import Fact
+from rlm.repo.facts import RepoFacts, repo_facts
+from rlm.schemas.repo_report import Fact
 
 CANONICAL = re.compile(r"already\s+works|must\s+not\s+be\s+touched|must\s+not\s+(?:change|break)",
                        re.I)
@@ -130,7 +130,7 @@ def documented_commands(c: RepoCorpus, stats: EvidenceStats, rf: RepoFacts) -> l
 
 def canonical_facts(c: RepoCorpus, stats: EvidenceStats, rf: RepoFacts | None = None
                     ) -> list[Fact]:
-    """Every fact checked by rlm.evidence; ``stats`` counts the checks."""
+    """Every fact checked by rlm.verify.evidence; ``stats`` counts the checks."""
     rf = rf or repo_facts(c.root)
     return (pinned_by_tests(c, stats, rf) + public_api(c, stats)
             + documented_commands(c, stats, rf))

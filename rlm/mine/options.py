@@ -1,11 +1,11 @@
-"""Options of `rlm mine`: the shared run options (rlm.run.options; each flag means the same on
+"""Options of `rlm mine`: the shared run options (rlm.engine.options; each flag means the same on
 every command) plus mine's own."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rlm.run.options import RunOptions
+from rlm.engine.options import RunOptions
 
 ONE_CALL_MAX_FILES = 30
 

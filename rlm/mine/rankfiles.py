@@ -1,5 +1,5 @@
 """Which files a free question is about, ranked by code with no model: Okapi BM25 (the
-constants and term normalisation of rlm.codeonly.rank) over one small document per file made of
+constants and term normalisation of rlm.pipeline.codeonly.rank) over one small document per file made of
 what names it: its path words, the names it defines (split at ``_`` and case changes) and its
 docstrings / leading comment lines. Every question term counts, weighted by its rarity, so a
 question is not scoped by one keyword."""
@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import re
 
-from rlm.codeonly.rank import B, K1, query_terms, tokens
+from rlm.pipeline.codeonly.rank import B, K1, query_terms, tokens
 from rlm.mine.scope import DEF
 from rlm.repo.corpus import RepoCorpus
 

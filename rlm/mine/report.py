@@ -9,9 +9,10 @@ from rlm.mine.scope import MAX_RELEVANT_FILES
 from rlm.models.none import NOTICE as NO_MODEL_NOTICE
 from rlm.repo.corpus import files_statement
 from rlm.repo.summary import source_of
-from rlm.run import ledger
-from rlm.schemas import Coverage, Estimate, Finding, GateInfo, UsageInfo
-from rlm.schemas_repo import EvidenceCounts, FileCoverage, MineReport
+from rlm.engine import ledger
+from rlm.schemas.report import Coverage, Estimate, Finding, GateInfo, UsageInfo
+from rlm.schemas.repo_report import FileCoverage, MineReport
+from rlm.schemas.report import EvidenceCounts
 
 if TYPE_CHECKING:
     from rlm.mine.run import _Mine

@@ -2,8 +2,8 @@
 
 Code scopes every question first (rlm.mine.scope). The model only picks numbers among the
 candidate lines and phrases a short claim; code maps each number to ``path:line``, takes the
-quote from the file and checks it with rlm.evidence. Facts are ``verified`` only when the check
-passes, the line is code *and* the line supports the model's claim (rlm.repo.claim_support);
+quote from the file and checks it with rlm.verify.evidence. Facts are ``verified`` only when the check
+passes, the line is code *and* the line supports the model's claim (rlm.verify.claim_support);
 documentation, comments, imports, bare signatures or an unsupported claim make a fact
 ``inferred``. A question without a verified fact gets the placeholder ``[fact: <question>]``.
 """
@@ -15,11 +15,11 @@ from typing import Callable
 
 import anyio
 
-from rlm import redact_model
+from rlm.redact import model as redact_model
 from rlm.engine.budget import Budget
 from rlm.engine.mapper import Outcome, map_items
 from rlm.errors import UsageError
-from rlm.evidence import EvidenceStats
+from rlm.verify.evidence import EvidenceStats
 from rlm.mine.codefacts import MAX_API, canonical_facts, is_canonical
 from rlm.mine.options import MineOptions
 from rlm.mine.rankfiles import rank_files
@@ -35,17 +35,17 @@ from rlm.repo.candidates import (
     render_candidates,
     sane_claim,
 )
-from rlm.repo.claim_support import support
+from rlm.verify.claim_support import support
 from rlm.repo.corpus import RepoCorpus
 from rlm.repo.ledger import ReadTracker, done_event
 from rlm.repo.summary import summarize_questions
-from rlm.run.events import Gate, Plan, to_sink
-from rlm.run.ledger import failed_parts, ranges_of
-from rlm.run.outcomes import Status
-from rlm.run.session import Session
-from rlm.run.window import PROMPT_OVERHEAD_TOKENS
-from rlm.schemas import Estimate, FailedChunk
-from rlm.schemas_repo import Fact, MineReport, QuestionResult
+from rlm.engine.events import Gate, Plan, to_sink
+from rlm.engine.ledger import failed_parts, ranges_of
+from rlm.engine.outcomes import Status
+from rlm.engine.session import Session
+from rlm.engine.window import PROMPT_OVERHEAD_TOKENS
+from rlm.schemas.report import Estimate, FailedChunk
+from rlm.schemas.repo_report import Fact, MineReport, QuestionResult
 
 RECIPE = "requirements-mining"
 CANONICAL_SCOPE = ("answered by code: each test and the package functions it calls, the public "

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from rlm.evidence import format_evidence_path
-from rlm.schemas_repo import AuditReport
+from rlm.verify.evidence import format_evidence_path
+from rlm.schemas.repo_report import AuditReport
 
 SEVERITY_RANK = {"high": 0, "medium": 1, "low": 2, None: 3}
 

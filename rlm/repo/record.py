@@ -38,6 +38,6 @@ async def resume_async(recorded: dict, opts, on_event=None, handle_sigint: bool 
 
 def load_report(data: dict):
     """A recorded audit or mine report as its type (ValueError when it does not validate)."""
-    from rlm.schemas_repo import AuditReport, MineReport
+    from rlm.schemas.repo_report import AuditReport, MineReport
 
     return (AuditReport if data.get("command") == "audit" else MineReport).model_validate(data)
