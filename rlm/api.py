@@ -111,14 +111,14 @@ def ask(path: str, question: str, opts: AskOptions | None = None, **kw) -> Repor
 # ------------------------------------------------------------------------------------ repos
 
 def audit(repo: str, opts=None, **kw):
-    """`rlm audit` as a library call (see rlm.audit)."""
-    from rlm.audit import audit as _audit
+    """`rlm audit` as a library call (see rlm.repo.audit)."""
+    from rlm.repo.audit import audit as _audit
 
     return _audit(repo, opts, **kw)
 
 
 def mine(repo: str, questions: list[str], opts=None, **kw):
-    """`rlm mine` as a library call (see rlm.mine)."""
-    from rlm.mine import mine as _mine
+    """`rlm mine` as a library call (see rlm.repo.mine)."""
+    from rlm.repo.mine import mine as _mine
 
     return _mine(repo, questions, opts, **kw)

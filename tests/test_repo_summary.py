@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 import repo_responders as R
 from fake_server import prompt_text
-from rlm.audit import AuditOptions, audit
+from rlm.repo.audit import AuditOptions, audit
 from rlm.cli import app
 from rlm.engine.budget import Budget
 from rlm.fixtures.repo import write_repo

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import anyio
 
-from rlm.audit.lenses import LENSES, lenses
+from rlm.repo.audit.lenses import LENSES, lenses
 from rlm.engine.budget import Budget
 from rlm.repo.rounds import StopReason, run_rounds
 from rlm.schemas.repo_report import RoundInfo

@@ -19,7 +19,7 @@ from rlm.schemas.report import Source
 from rlm.schemas.repo_report import AuditFinding
 
 if TYPE_CHECKING:
-    from rlm.audit.state import AuditState
+    from rlm.repo.audit.state import AuditState
 
 CHUNK = "code"  # the `chunk` of a code fact: no model call produced it
 LENS = {"entry_point": "entry points", "dependency": "dependencies", "test": "tests",

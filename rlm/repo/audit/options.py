@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rlm.audit.lenses import LENSES
+from rlm.repo.audit.lenses import LENSES
 from rlm.errors import UsageError
 from rlm.engine.options import RunOptions
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from rlm.audit.findings import Rejected
-from rlm.audit.lenses import lenses
+from rlm.repo.audit.findings import Rejected
+from rlm.repo.audit.lenses import lenses
 from rlm.corpus.chunk import Chunk
 from rlm.repo.calls import est_tokens
 from rlm.repo.candidates import Candidate, repetitive
@@ -25,7 +25,7 @@ from rlm.engine.window import PROMPT_OVERHEAD_TOKENS
 from rlm.schemas.report import FailedChunk
 
 if TYPE_CHECKING:
-    from rlm.audit.state import AuditState
+    from rlm.repo.audit.state import AuditState
 
 @dataclass
 class Job:

@@ -11,7 +11,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from rlm.mine.keywords import Keyword, generic_identifiers, keywords
+from rlm.repo.mine.keywords import Keyword, generic_identifiers, keywords
 from rlm.repo.candidates import Candidate, pack_candidates
 from rlm.repo.corpus import RepoCorpus
 from rlm.repo.files import block_end, is_doc_file, is_test_file

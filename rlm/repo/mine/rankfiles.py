@@ -10,7 +10,7 @@ import math
 import re
 
 from rlm.pipeline.codeonly.rank import B, K1, query_terms, tokens
-from rlm.mine.scope import DEF
+from rlm.repo.mine.scope import DEF
 from rlm.repo.corpus import RepoCorpus
 
 _PARTS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")

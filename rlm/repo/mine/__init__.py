@@ -6,9 +6,9 @@ call or fan-out), ``run`` (the calls, the evidence check, run record, entry poin
 (the Markdown is drawn by rlm.render.mine).
 """
 
-from rlm.mine.keywords import keywords, stem
+from rlm.repo.mine.keywords import keywords, stem
 from rlm.render.mine import mine_markdown  # drawn by rlm.render, re-exported here
-from rlm.mine.options import MineOptions
-from rlm.mine.run import mine, mine_async
+from rlm.repo.mine.options import MineOptions
+from rlm.repo.mine.run import mine, mine_async
 
 __all__ = ["MineOptions", "keywords", "mine", "mine_async", "mine_markdown", "stem"]

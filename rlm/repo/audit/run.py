@@ -2,8 +2,8 @@
 
 Round 1 is the module map: one isolated call per module (or module part) with the module schema
 (purpose, key APIs, facts, risks; each with ``evidence_path`` ``path:start-end`` and a quote).
-Later rounds dig where the map is thin (rlm.audit.planner). Every job is a type with its own
-handling (rlm.audit.jobs); the loop (rlm.repo.rounds) stops after two consecutive rounds that add
+Later rounds dig where the map is thin (rlm.repo.audit.planner). Every job is a type with its own
+handling (rlm.repo.audit.jobs); the loop (rlm.repo.rounds) stops after two consecutive rounds that add
 nothing new, when nothing is left to dig, at ``max_rounds`` or when the budget is spent. The run
 lives in one rlm.engine.session.Session like ask's: recorded, resumable, --sub-model for the jobs.
 """
@@ -15,12 +15,12 @@ from typing import Callable
 import anyio
 
 from rlm.redact import model as redact_model
-from rlm.audit import planner
-from rlm.audit.codefacts import add_code_facts, public_apis
-from rlm.audit.jobs import Job
-from rlm.audit.options import AuditOptions
-from rlm.audit.report import build_report
-from rlm.audit.state import AuditState
+from rlm.repo.audit import planner
+from rlm.repo.audit.codefacts import add_code_facts, public_apis
+from rlm.repo.audit.jobs import Job
+from rlm.repo.audit.options import AuditOptions
+from rlm.repo.audit.report import build_report
+from rlm.repo.audit.state import AuditState
 from rlm.engine.budget import Budget
 from rlm.engine.mapper import Outcome, map_items
 from rlm.models.base import Model

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rlm.mine.scope import MAX_RELEVANT_FILES
+from rlm.repo.mine.scope import MAX_RELEVANT_FILES
 from rlm.models.none import NOTICE as NO_MODEL_NOTICE
 from rlm.repo.corpus import files_statement
 from rlm.repo.summary import source_of
@@ -15,7 +15,7 @@ from rlm.schemas.repo_report import FileCoverage, MineReport
 from rlm.schemas.report import EvidenceCounts
 
 if TYPE_CHECKING:
-    from rlm.mine.run import _Mine
+    from rlm.repo.mine.run import _Mine
 
 
 def coverage(run: _Mine, fcov: FileCoverage) -> Coverage:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from rlm.audit.findings import Findings
-from rlm.audit.jobs import FailedPart
-from rlm.audit.options import AuditOptions
+from rlm.repo.audit.findings import Findings
+from rlm.repo.audit.jobs import FailedPart
+from rlm.repo.audit.options import AuditOptions
 from rlm.corpus.modules import Module, group_modules
 from rlm.repo.corpus import RepoCorpus
 from rlm.repo.ledger import ReadTracker

@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from rlm.audit.lenses import tested_by
-from rlm.audit.state import AuditState
+from rlm.repo.audit.lenses import tested_by
+from rlm.repo.audit.state import AuditState
 from rlm.verify.evidence import parse_evidence_path
 from rlm.models.none import NOTICE as NO_MODEL_NOTICE
 from rlm.repo.corpus import files_statement
@@ -18,7 +18,7 @@ from rlm.schemas.repo_report import AuditFinding, AuditInfo, AuditReport, FileCo
 from rlm.schemas.report import EvidenceCounts
 
 if TYPE_CHECKING:
-    from rlm.audit.run import _Audit
+    from rlm.repo.audit.run import _Audit
 
 
 def module_infos(st: AuditState) -> list[ModuleInfo]:

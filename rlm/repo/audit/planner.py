@@ -6,10 +6,10 @@ that still have no finding, one file per call."""
 
 from __future__ import annotations
 
-from rlm.audit.findings import Rejected
-from rlm.audit.jobs import Job, ModuleJob, PhraseJob, PickJob, RecheckJob
-from rlm.audit.lenses import lens_candidates, lenses
-from rlm.audit.state import AuditState
+from rlm.repo.audit.findings import Rejected
+from rlm.repo.audit.jobs import Job, ModuleJob, PhraseJob, PickJob, RecheckJob
+from rlm.repo.audit.lenses import lens_candidates, lenses
+from rlm.repo.audit.state import AuditState
 from rlm.corpus.chunk import Chunk
 from rlm.corpus.lines import MAX_LINE_CHARS
 from rlm.verify.evidence import parse_evidence_path

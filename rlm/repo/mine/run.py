@@ -1,6 +1,6 @@
 """`rlm mine REPO QUESTION...`: requirements mining with checked evidence.
 
-Code scopes every question first (rlm.mine.scope). The model only picks numbers among the
+Code scopes every question first (rlm.repo.mine.scope). The model only picks numbers among the
 candidate lines and phrases a short claim; code maps each number to ``path:line``, takes the
 quote from the file and checks it with rlm.verify.evidence. Facts are ``verified`` only when the check
 passes, the line is code *and* the line supports the model's claim (rlm.verify.claim_support);
@@ -20,11 +20,11 @@ from rlm.engine.budget import Budget
 from rlm.engine.mapper import Outcome, map_items
 from rlm.errors import UsageError
 from rlm.verify.evidence import EvidenceStats
-from rlm.mine.codefacts import MAX_API, canonical_facts, is_canonical
-from rlm.mine.options import MineOptions
-from rlm.mine.rankfiles import rank_files
-from rlm.mine.report import build_report
-from rlm.mine.scope import Scope, Scoper, basis_of
+from rlm.repo.mine.codefacts import MAX_API, canonical_facts, is_canonical
+from rlm.repo.mine.options import MineOptions
+from rlm.repo.mine.rankfiles import rank_files
+from rlm.repo.mine.report import build_report
+from rlm.repo.mine.scope import Scope, Scoper, basis_of
 from rlm.models.base import Model
 from rlm.models.profile import is_code_only
 from rlm.repo.calls import call_task, est_tokens, window_chars

@@ -7,9 +7,9 @@ of each round, chosen by code), ``run`` (rounds on rlm.repo.rounds, run record, 
 ``report`` (the Markdown is drawn by rlm.render.audit).
 """
 
-from rlm.audit.lenses import LENSES
+from rlm.repo.audit.lenses import LENSES
 from rlm.render.audit import audit_markdown  # drawn by rlm.render, re-exported here
-from rlm.audit.options import AuditOptions, parse_lenses
-from rlm.audit.run import audit, audit_async
+from rlm.repo.audit.options import AuditOptions, parse_lenses
+from rlm.repo.audit.run import audit, audit_async
 
 __all__ = ["LENSES", "AuditOptions", "audit", "audit_async", "audit_markdown", "parse_lenses"]
