@@ -15,7 +15,7 @@ from rlm.cli.base import (  # noqa: F401 - the shared options and output
     app, fixture_app, config_app, err, EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_INCOMPLETE,
     _fail, _run, _first_leaf, ModelOpt, BaseUrlOpt, _urls, ConcOpt, MaxTokOpt, MaxCallsOpt,
     TimeoutOpt, JsonOpt, OutOpt, DryOpt, QuietOpt, YesOpt, RedactOpt, RedactReportOpt,
-    NoCacheOpt, _emit, _argv, _emit_repo, exit_code,
+    NoCacheOpt, _emit, _argv, _emit_repo, exit_code, HtmlOpt,
 )
 
 
@@ -88,8 +88,9 @@ def runs_cmd(limit: int = typer.Option(20, "--limit", "-n", min=1, help="how man
 
 @app.command("show")
 def show_cmd(run: str = typer.Argument(..., help="run id, unique prefix, or 'last'"),
-             json_out: bool = typer.Option(False, "--json", help="print the JSON report")) -> None:
-    """Print a recorded run's report (Markdown, or --json)."""
+             json_out: bool = typer.Option(False, "--json", help="print the JSON report"),
+             html: Optional[Path] = HtmlOpt) -> None:
+    """Print a recorded run's report (Markdown, or --json); --html FILE also draws it as a page."""
     from rlm.render import repo_markdown, report_markdown
     from rlm.schemas import Report
 
@@ -99,6 +100,12 @@ def show_cmd(run: str = typer.Argument(..., help="run id, unique prefix, or 'las
 
     r = _run(load)
     rep = r.get("report")
+    if html is not None:
+        if rep is None:
+            _fail(f"run {r['id']} has no report to draw (status {r['status']})", EXIT_USAGE)
+        from rlm.cli.base import write_html
+
+        _run(lambda: write_html(rep, html))
     if json_out:
         out = rep if rep is not None else {**_run_summary(r), "report": None}
         sys.stdout.buffer.write(orjson.dumps(out, option=orjson.OPT_INDENT_2) + b"\n")
