@@ -15,9 +15,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from rlm.render.html.coverage import coverage_section
-from rlm.render.html.findings import findings_sections, inline_md, kinds_section
+from rlm.render.html.findings import findings_sections, kinds_section
 from rlm.render.html.page import esc, page, section
 from rlm.render.html.repo import audit_sections, mine_sections
+from rlm.render.html.text import markdown_html
 from rlm.render.html.timeline import timeline_section
 
 
@@ -65,9 +66,9 @@ def _gate(rep: dict) -> str:
 def _answer(rep: dict) -> str:
     parts = []
     if rep.get("answer"):
-        parts.append(f'<div class="answer">{inline_md(rep["answer"])}</div>')
+        parts.append(f'<div class="answer">{markdown_html(rep["answer"])}</div>')
     if rep.get("summary"):
-        parts.append(f'<div class="answer">{inline_md(rep["summary"])}</div>'
+        parts.append(f'<div class="answer">{markdown_html(rep["summary"])}</div>'
                      '<p class="small muted">Summary written by the model from the verified '
                      "findings only.</p>")
     a = rep.get("audit") or {}

@@ -7,21 +7,10 @@ however many there are, so the page stays small and no finding is left out."""
 
 from __future__ import annotations
 
-import re
-
 from rlm.render.html.page import esc, ref, section, table
 
 EVIDENCE_PER_GROUP = 12
 EVIDENCE_TOTAL = 300
-_BOLD = re.compile(r"\*\*(.+?)\*\*")
-_CODE = re.compile(r"`([^`\n]+)`")
-
-
-def inline_md(text: str) -> str:
-    """The answer's Markdown, enough of it: escaped, then **bold** and `code`."""
-    t = esc(text)
-    t = _CODE.sub(lambda m: f"<code>{m.group(1)}</code>", t)
-    return _BOLD.sub(lambda m: f"<strong>{m.group(1)}</strong>", t)
 
 
 def _src(f: dict) -> tuple[str, int, int]:
@@ -93,7 +82,8 @@ def findings_sections(rep: dict) -> str:
     unverified = [f for f, good in zip(fs, ok) if not good]
     out = []
     if verified:
-        body = _grouped(rep, verified) if rep.get("groups") else _flat(verified)
+        body = (_grouped(rep, verified) if rep.get("groups")
+                else f'<div id="g-findings">{_flat(verified)}</div>')
         out.append(section(f"Findings ({len(verified)}), evidence checked by code", body,
                            "findings"))
     if unverified:

@@ -32,13 +32,13 @@ pre{background:#f6f6f8;border:1px solid #e6e6ea;padding:.35rem .5rem;margin:.25r
  white-space:pre-wrap;overflow-wrap:anywhere;max-height:14rem;overflow:auto}
 .verdict{display:inline-block;padding:.1rem .5rem;border:2px solid;font-weight:600}
 .verdict.ok{border-color:#2e7d32;color:#2e7d32}.verdict.partial{border-color:#b3261e;color:#b3261e}
-.answer{background:#fafafc;border-left:4px solid var(--accent);padding:.4rem .8rem;
- white-space:pre-wrap;overflow-wrap:anywhere}
+.answer{background:#fafafc;border-left:4px solid var(--accent);padding:.1rem .8rem;
+ overflow-wrap:anywhere}.answer ul,.answer ol{padding-left:1.4rem;margin:.3rem 0}
 .scroll{overflow-x:auto}
 table{border-collapse:collapse;width:100%;margin:.3rem 0 .8rem}
 th,td{border-bottom:1px solid #e6e6ea;padding:.25rem .4rem;text-align:left;vertical-align:top;
  overflow-wrap:anywhere}
-th{background:#f3f3f6;font-weight:600}td.num,th.num{text-align:right;white-space:nowrap}
+th{background:#f3f3f6;font-weight:600;overflow-wrap:normal}td.num,th.num{text-align:right;white-space:nowrap}
 .ref{background:#eef3fa;border:1px solid #c9d8ee;border-radius:3px;padding:0 .25rem;
  cursor:pointer;white-space:nowrap}
 .ref.copied::after{content:" copied";color:#2e7d32}
