@@ -117,7 +117,7 @@ def test_log_answer_page(browser, bgl_run):
         assert ref in text, ref
     assert rep["coverage"]["statement"] in text  # word for word, under the bar
     assert requests == [html.as_uri()]  # nothing but the page itself
-    assert _not_blank(browser, page.screenshot(full_page=True)) > 20
+    assert _not_blank(browser, page.screenshot()) > 20  # the first screen
     ctx.close()
 
 
@@ -135,7 +135,10 @@ def test_without_scripting_narrow_and_printed(browser, bgl_run):
     ctx.close()
     ctx, page, _ = _open(browser, html)
     pdf = page.pdf(format="A4")
-    assert pdf.startswith(b"%PDF") and pdf.count(b"/Type /Page") >= 2
+    import re
+
+    pages = len(re.findall(rb"/Type\s*/Page(?!s)", pdf))
+    assert pdf.startswith(b"%PDF") and pages >= 2, pages  # the long page runs over A4 pages
     ctx.close()
 
 

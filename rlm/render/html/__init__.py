@@ -85,8 +85,10 @@ def report_html(report) -> str:
     body = [_header(rep), _gate(rep), _answer(rep)]
     if cmd not in ("audit", "mine"):
         tl = timeline_section(rep)
-        if tl:
-            body.append(section("Timeline", tl, "timeline"))
+        if tl:  # a log's story in time; elsewhere, where in the corpus the findings are
+            is_log = (rep.get("corpus") or {}).get("kind") == "log"
+            body.append(section("Timeline" if is_log else "Where the findings are", tl,
+                                "timeline"))
         body.append(kinds_section(rep))
     if cmd == "audit":
         body.append(audit_sections(rep))

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from rlm.corpus.timeparse import as_datetime, has_year, line_time
+from rlm.corpus.timeparse import as_datetime, has_year, parser_for
 from rlm.render.html.page import esc
 
 WIDTH = 1000.0
@@ -34,15 +34,22 @@ class Lane:
     severity: str = ""
 
 
-def _time(text: str) -> datetime | None:
-    return as_datetime(line_time(text.split("\n", 1)[0])) if text else None
+def _clock(texts: list[str]):
+    """The time of a line on this log's clock: its commonest format first (rlm.corpus.timeparse)."""
+    parse = parser_for([t.split("\n", 1)[0] for t in texts[:50] if t])
+
+    def at(text: str) -> datetime | None:
+        return as_datetime(parse(text.split("\n", 1)[0])) if text else None
+    return at
 
 
 def _times_by_line(rep: dict) -> dict[tuple[str, int], datetime | None]:
+    fs = [f for f in rep.get("findings") or [] if isinstance(f, dict)]
+    at = _clock([f.get("evidence") or "" for f in fs])
     out = {}
-    for f in rep.get("findings") or []:
+    for f in fs:
         s = f.get("source") or {}
-        out[(s.get("path", ""), int(s.get("line_start") or 0))] = _time(f.get("evidence", ""))
+        out[(s.get("path", ""), int(s.get("line_start") or 0))] = at(f.get("evidence") or "")
     return out
 
 
@@ -50,7 +57,9 @@ def lanes_of(rep: dict) -> list[Lane]:
     """Event kinds when the report has them, else code's finding groups, else the findings."""
     kinds = [k for k in rep.get("event_kinds") or [] if isinstance(k, dict)]
     if kinds:
-        return [_kind_lane(k, i) for i, k in enumerate(kinds, 1)]
+        at = _clock([e.get("text") or e.get("evidence") or "" for k in kinds
+                     for e in k.get("examples") or k.get("lines") or [] if isinstance(e, dict)])
+        return [_kind_lane(k, i, at) for i, k in enumerate(kinds, 1)]
     times = _times_by_line(rep)
     lanes = []
     for g in rep.get("groups") or []:
@@ -66,19 +75,22 @@ def lanes_of(rep: dict) -> list[Lane]:
                           g.get("label") or ""))
     if lanes:
         return lanes
-    marks = [Mark((f.get("source") or {}).get("path", ""), int((f.get("source") or {}).get(
-        "line_start") or 0), _time(f.get("evidence", ""))) for f in rep.get("findings") or []
-        if f.get("verified")]
+    marks = []
+    for f in rep.get("findings") or []:
+        if isinstance(f, dict) and f.get("verified") and f.get("status") != "rejected":
+            key = ((f.get("source") or {}).get("path", ""),
+                   int((f.get("source") or {}).get("line_start") or 0))
+            marks.append(Mark(*key, times.get(key)))
     return [Lane("findings", "verified findings", len(marks), marks)] if marks else []
 
 
-def _kind_lane(k: dict, i: int) -> Lane:
+def _kind_lane(k: dict, i: int, at) -> Lane:
     """An event kind (rlm's template table, issue 19): its example lines are the marks."""
     marks = []
     for ex in k.get("examples") or k.get("lines") or []:
         if isinstance(ex, dict):
             marks.append(Mark(ex.get("path", ""), int(ex.get("line") or ex.get("line_start") or 0),
-                              _time(ex.get("text") or ex.get("evidence") or "")))
+                              at(ex.get("text") or ex.get("evidence") or "")))
     label = k.get("template") or k.get("name") or k.get("kind") or f"kind {i}"
     return Lane(str(k.get("id") or f"k{i}"), str(label), int(k.get("count") or len(marks)), marks,
                 str(k.get("severity") or ""))
