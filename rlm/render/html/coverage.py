@@ -28,10 +28,15 @@ def _bar(rects: list[str], markers: list[str], label: str, unit: str, total: int
             + "".join(rects) + "".join(markers) + "</svg>")
 
 
-def _marker(x: float, title: str) -> str:
-    """A failure too thin to see in the bar still shows: a red notch on top, with its title."""
-    return (f'<path class="notch" d="M{x - 4:.2f},0 L{x + 4:.2f},0 L{x:.2f},10 Z" fill="#c0392b" '
-            f'stroke="#fff" stroke-width=".8"><title>{esc(title)}</title></path>')
+def _marker(x: float, state: str, title: str) -> str:
+    """A failed or read stretch too thin to see in the bar still shows: a notch (a triangle
+    on top for a failure, at the bottom for a read), in its colour, with its title. Notches
+    are not segments: the segments alone add up to the corpus."""
+    colour = STATES[state][0]
+    d = (f"M{x - 4:.2f},0 L{x + 4:.2f},0 L{x:.2f},10 Z" if state == "failed"
+         else f"M{x - 4:.2f},40 L{x + 4:.2f},40 L{x:.2f},30 Z")
+    return (f'<path class="notch" data-state="{state}" d="{d}" fill="{colour}" stroke="#fff" '
+            f'stroke-width=".8"><title>{esc(title)}</title></path>')
 
 
 def _line_counts(totals: dict[str, int], unit: str) -> dict[str, str]:
@@ -53,8 +58,8 @@ def _ask_map(m: dict) -> str:
                 what = f"{STATES[state][2]} (lines here: {why})"
             title = f"{path}:{a}-{b} ({b - a + 1:,} lines) — {what}"
             rects.append(_rect(x, w, state, b - a + 1, "lines", title))
-            if state == "failed" and w < 3:
-                markers.append(_marker(x + w / 2, title))
+            if state in ("failed", "read") and w < 3:
+                markers.append(_marker(x + w / 2, state, title))
         if len(files) > 1:
             bands.append(f'<rect x="{at / total * WIDTH:.3f}" y="0" width="{n / total * WIDTH:.3f}" '
                          f'height="12" fill="{"#d6d6dc" if len(bands) % 2 else "#ececf0"}" '

@@ -12,7 +12,7 @@ from html import escape
 STATES = {
     "read": ("#2f6fb5", "solid", "read by the model"),
     "scanned": ("#7fb77e", "diagonal", "scanned by code"),
-    "failed": ("#c0392b", "cross", "failed"),
+    "failed": ("#c0392b", "cross", "failed or not run"),
     "skipped": ("#9b9b9b", "dots", "skipped"),
     "outside": ("#e3d9c6", "horizontal", "outside the time window"),
     "unread": ("#f4f4f4", "none", "not read"),
