@@ -153,3 +153,23 @@ def test_absent_sections_are_left_out():
     page = report_html(rep)
     assert "Timeline" not in page and "Findings" not in page
     assert "Coverage: nothing known. Complete." in page
+
+
+def test_module_graph_is_folded_onto_the_module_map():
+    """The audit's module graph (rlm.codeview's shape) drawn between the map's folders; test
+    modules and imports inside one folder are left out."""
+    audit = {"modules": [{"name": n} for n in ("(root)", "shop", "shop/net", "tests")]}
+    nodes = [{"id": "app", "path": "app.py"}, {"id": "shop.core", "path": "shop/core.py"},
+             {"id": "shop.util", "path": "shop/util.py"},
+             {"id": "shop.net.http", "path": "shop/net/http.py"},
+             {"id": "tests.test_core", "path": "tests/test_core.py", "is_test": True}]
+    edges = [("app", "shop.core"), ("shop.core", "shop.util"), ("shop.core", "shop.net.http"),
+             ("shop.net.http", "shop.util"), ("tests.test_core", "shop.core")]
+    views = {"nodes": nodes, "edges": [{"source": a, "target": b, "line": 1, "kind": "module"}
+                                       for a, b in edges]}
+    svg = graph_svg(audit, views)
+    drawn = {(e.split('data-from="')[1].split('"')[0], e.split('data-to="')[1].split('"')[0])
+             for e in svg.split("<line")[1:]}
+    assert drawn == {("(root)", "shop"), ("shop", "shop/net"), ("shop/net", "shop")}
+    assert 'data-name="tests"' not in svg
+    assert "dashed arrow(s) close a cycle" in svg  # shop <-> shop/net

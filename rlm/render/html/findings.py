@@ -105,17 +105,37 @@ def _where(k: dict) -> str:
     w = k.get("where")
     if isinstance(w, dict):
         return ", ".join(f"{esc(p)} ({n:,})" if isinstance(n, int) else esc(p) for p, n in w.items())
-    if isinstance(w, list):
-        return ", ".join(esc(x.get("name") or x.get("value") or x) + (
-            f" ({x['count']:,})" if isinstance(x, dict) and isinstance(x.get("count"), int) else "")
-            if isinstance(x, dict) else esc(x) for x in w)
+    if isinstance(w, list):  # [[component, count], ...] or [{name, count}, ...] or names
+        out = []
+        for x in w:
+            if isinstance(x, (list, tuple)) and len(x) == 2 and isinstance(x[1], int):
+                out.append(f"{esc(x[0])} ({x[1]:,})")
+            elif isinstance(x, dict):
+                n = x.get("count")
+                out.append(esc(x.get("name") or x.get("value") or "")
+                           + (f" ({n:,})" if isinstance(n, int) else ""))
+            else:
+                out.append(esc(x))
+        return ", ".join(out)
     return esc(w or "")
+
+
+def event_kinds(rep: dict) -> list[dict]:
+    """The report's event-kind table (issue 19), under either name it may carry."""
+    return [k for k in rep.get("event_kinds") or rep.get("kinds") or [] if isinstance(k, dict)]
+
+
+def _seen(k: dict, end: str) -> str:
+    """First or last time as the file writes it, else the line."""
+    t = k.get(f"{end}_seen") or k.get(f"{end}_time") or k.get(end)
+    line = k.get(f"{end}_line")
+    return str(t) if t else (f"line {line:,}" if isinstance(line, int) else "")
 
 
 def kinds_section(rep: dict) -> str:
     """The event kinds (template, severity, count, first and last time, where), each row
     linking to its example lines below the table."""
-    kinds = [k for k in rep.get("event_kinds") or [] if isinstance(k, dict)]
+    kinds = event_kinds(rep)
     if not kinds:
         return ""
     rows, examples = [], []
@@ -124,8 +144,7 @@ def kinds_section(rep: dict) -> str:
         exs = [e for e in k.get("examples") or k.get("lines") or [] if isinstance(e, dict)]
         rows.append([f'<a href="#g-{esc(key)}">{esc(k.get("template") or k.get("name") or key)}</a>',
                      esc(k.get("severity") or ""), f'{int(k.get("count") or 0):,}',
-                     esc(k.get("first") or k.get("first_time") or ""),
-                     esc(k.get("last") or k.get("last_time") or ""), _where(k)])
+                     esc(_seen(k, "first")), esc(_seen(k, "last")), _where(k)])
         lines = "".join(
             f'<div class="finding" data-verified="true">'
             f'{ref(e.get("path", "?"), int(e.get("line") or e.get("line_start") or 0))}'

@@ -6,9 +6,12 @@ above what they import), no layout service.
 3. Order within a layer by the mean position of its importers (two sweeps), which keeps most
    edges short and uncrossed; good enough for tens of modules.
 
-Accepted shapes (the audit's own, and lists on the modules): ``audit.graph`` with ``nodes``
-(names or ``{name}``) and ``edges`` (``[a, b]``, ``{from, to}`` or ``{source, target}``), or
-``imports`` / ``depends_on`` on each ``audit.modules`` entry. An edge a → b means a imports b."""
+Accepted shapes: the audit's module graph (``views.graph``, rlm.codeview: nodes with ``id``
+and ``path``, edges with ``source`` and ``target``), drawn between the module map's modules
+(folders) when its files fall in them, the test modules left out; or ``audit.graph`` with
+``nodes`` (names or ``{name}``) and ``edges`` (``[a, b]``, ``{from, to}`` or ``{source,
+target}``); or ``imports`` / ``depends_on`` on each ``audit.modules`` entry. An edge a → b
+means a imports b."""
 
 from __future__ import annotations
 
@@ -17,7 +20,35 @@ from rlm.render.html.page import esc
 NODE_W, NODE_H, GAP_X, GAP_Y = 150, 30, 24, 56
 
 
-def graph_of(audit: dict) -> tuple[list[str], list[tuple[str, str]]]:
+def _module_of(path: str, modules: list[str]) -> str | None:
+    """The module map's module (a folder, or "(root)") holding a file."""
+    folder = path.rpartition("/")[0]
+    best = None
+    for m in modules:
+        if folder == m or folder.startswith(m + "/"):
+            best = m if best is None or len(m) > len(best) else best
+    return best or ("(root)" if "(root)" in modules and not folder else None)
+
+
+def _views_graph(views: dict, modules: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
+    """rlm.codeview's module graph, folded onto the module map when every non-test file of it
+    falls in a module there (else the modules of the graph itself)."""
+    nodes = [n for n in views.get("nodes") or [] if isinstance(n, dict) and not n.get("is_test")]
+    ids = {n.get("id"): n for n in nodes}
+    edges = [(e.get("source"), e.get("target")) for e in views.get("edges") or []
+             if isinstance(e, dict) and e.get("source") in ids and e.get("target") in ids]
+    where = {i: _module_of(n.get("path") or "", modules) for i, n in ids.items()}
+    if modules and ids and all(where.values()):
+        names = [m for m in modules if m in set(where.values())]
+        return names, list(dict.fromkeys((where[a], where[b]) for a, b in edges
+                                         if where[a] != where[b]))
+    return [str(i) for i in ids], [(str(a), str(b)) for a, b in edges if a != b]
+
+
+def graph_of(audit: dict, views: dict | None = None) -> tuple[list[str], list[tuple[str, str]]]:
+    modules = [str(m.get("name")) for m in audit.get("modules") or [] if isinstance(m, dict)]
+    if isinstance(views, dict) and views.get("nodes"):
+        return _views_graph(views, modules)
     g = audit.get("graph") if isinstance(audit.get("graph"), dict) else {}
     nodes = [n.get("name") or n.get("id") if isinstance(n, dict) else n for n in g.get("nodes") or []]
     edges = []
@@ -97,8 +128,8 @@ def layers(names: list[str], edges: list[tuple[str, str]]) -> list[list[str]]:
     return rows
 
 
-def graph_svg(audit: dict) -> str:
-    names, edges = graph_of(audit)
+def graph_svg(audit: dict, views: dict | None = None) -> str:
+    names, edges = graph_of(audit, views)
     if not names:
         return ""
     rows = layers(names, edges)

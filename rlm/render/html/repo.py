@@ -36,7 +36,7 @@ def audit_sections(rep: dict) -> str:
                  str(m.get("findings") or 0)] for m in modules]
         body = table(["Module", "Files", "Lines", "Purpose (model)", "Key APIs (found in code)",
                       "Tests importing it", "Findings"], rows, num={1, 2, 6})
-        body += graph_svg(a)
+        body += graph_svg(a, ((rep.get("views") or {}).get("graph")))
         out.append(section("Module map", body, "modules"))
     risks = sorted((f for f in rep.get("findings") or [] if isinstance(f, dict)
                     and f.get("kind") == "risk" and f.get("status") != "rejected"),

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from rlm.corpus.timeparse import as_datetime, has_year, parser_for
+from rlm.render.html.findings import event_kinds
 from rlm.render.html.page import esc
 
 WIDTH = 1000.0
@@ -55,7 +56,7 @@ def _times_by_line(rep: dict) -> dict[tuple[str, int], datetime | None]:
 
 def lanes_of(rep: dict) -> list[Lane]:
     """Event kinds when the report has them, else code's finding groups, else the findings."""
-    kinds = [k for k in rep.get("event_kinds") or [] if isinstance(k, dict)]
+    kinds = event_kinds(rep)
     if kinds:
         at = _clock([e.get("text") or e.get("evidence") or "" for k in kinds
                      for e in k.get("examples") or k.get("lines") or [] if isinstance(e, dict)])
