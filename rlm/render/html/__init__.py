@@ -47,7 +47,9 @@ def _header(rep: dict) -> str:
              f"model {esc(rep.get('model') or 'none')}"]
     u = rep.get("usage") or {}
     run = (f'<p class="small muted">Run {esc(rep.get("run_id") or "-")} · '
-           f"{int(u.get('calls') or 0):,} call(s), {int(u.get('prompt_tokens') or 0):,} prompt + "
+           f"{int(u.get('calls') or 0):,} call(s)"
+           + (f" ({int(u['cached_calls']):,} from the cache)" if u.get("cached_calls") else "")
+           + f", {int(u.get('prompt_tokens') or 0):,} prompt + "
            f"{int(u.get('completion_tokens') or 0):,} completion tokens, "
            f"{float(u.get('wall_s') or 0):.1f} s · report version {esc(rep.get('version'))}</p>")
     return (f"<header><h1>{esc(title)}</h1><p>{verdict}</p><p class='small'>"
@@ -59,8 +61,8 @@ def _gate(rep: dict) -> str:
     reasons = [r for r in g.get("reasons") or [] if isinstance(r, str)]
     if not reasons:
         return ""
-    return ('<details class="small"><summary>How code chose what to read</summary><ul>'
-            + "".join(f"<li>{esc(r)}</li>" for r in reasons) + "</ul></details>")
+    return ('<div class="small gate"><strong>How code chose what to read:</strong><ul>'
+            + "".join(f"<li>{esc(r)}</li>" for r in reasons) + "</ul></div>")
 
 
 def _answer(rep: dict) -> str:

@@ -64,8 +64,9 @@ th{background:#f3f3f6;font-weight:600;overflow-wrap:normal}td.num,th.num{text-al
 .tag.unverified{color:#b3261e;border-color:#b3261e}.tag.verified{color:#2e7d32;border-color:#2e7d32}
 .tag.inferred{color:#8a5a00;border-color:#8a5a00}.tag.placeholder{color:#555;border-color:#555}
 .graph{width:100%;height:auto;display:block;border:1px solid #e0e0e6}
-.statement{font-style:italic}
-@media (max-width:640px){body{padding:.5rem}.lane,.axis{grid-template-columns:6rem 1fr}
+.statement{font-style:italic}.gate ul{margin:.2rem 0;padding-left:1.2rem;color:var(--muted)}
+@media (max-width:640px){body{padding:.5rem}.lane,.axis{grid-template-columns:7.5rem 1fr}
+ .lane-label{white-space:normal;display:-webkit-box;-webkit-line-clamp:2;-webkit-box-orient:vertical}
  .evline{grid-template-columns:1fr}.ref{white-space:normal;overflow-wrap:anywhere}}
 @media print{
  @page{size:A4;margin:14mm 12mm}

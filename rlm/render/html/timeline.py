@@ -187,8 +187,9 @@ def timeline_section(rep: dict) -> str:
     axis = ('<div class="axis" aria-hidden="true"><div></div><div class="ticks">'
             + "".join(f'<span style="left:{i * 25}%">{esc(t)}</span>' for i, t in enumerate(ticks))
             + "</div></div>")
+    # the axis above and below the lanes: a long list of lanes keeps its scale in view
     return (f'<p class="small muted" data-axis="{"time" if by_time else "line"}">{esc(note)}</p>'
-            + "".join(rows) + axis)
+            + axis + "".join(rows) + (axis if len(rows) > 8 else ""))
 
 
 def _short(text: str, width: int = 90) -> str:
