@@ -145,6 +145,7 @@ def resume_cmd(
     timeout: Optional[float] = typer.Option(None, "--timeout", min=0.1),
     json_out: bool = JsonOpt,
     out: Optional[Path] = OutOpt,
+    html: Optional[Path] = HtmlOpt,
     quiet: bool = QuietOpt,
 ) -> None:
     """Finish a recorded ask, audit or mine; only its failed or unfinished calls call the model.
@@ -165,7 +166,7 @@ def resume_cmd(
     if o.get("command", "ask") in ("audit", "mine"):
         return _resume_repo(rid, r, o, {"model": model, "base_url": base_url,
                                         "concurrency": concurrency, "timeout": timeout},
-                            json_out, out, quiet)
+                            json_out, out, quiet, html)
     if o.get("command", "ask") != "ask":
         _fail(f"run {rid} is a `{o.get('command')}` run, which cannot be resumed", EXIT_USAGE)
     path = o.get("path_abs") or r.get("corpus")
@@ -196,11 +197,11 @@ def resume_cmd(
                                                handle_sigint=True))
 
     report = _run(go)
-    _emit(report, json_out, out, quiet)
+    _emit(report, json_out, out, quiet, html)
 
 
 def _resume_repo(rid: str, r: dict, o: dict, overrides: dict, json_out: bool,
-                 out: Optional[Path], quiet: bool) -> None:
+                 out: Optional[Path], quiet: bool, html: Optional[Path] = None) -> None:
     """`rlm resume` of an audit or mine: answered calls come from the cache."""
     from rlm.render import repo_markdown
     from rlm.render.progress import Progress
@@ -220,4 +221,4 @@ def _resume_repo(rid: str, r: dict, o: dict, overrides: dict, json_out: bool,
                                                          handle_sigint=True))
 
     report = _run(go)
-    _emit_repo(report, repo_markdown, repo, json_out, out)
+    _emit_repo(report, repo_markdown, repo, json_out, out, html)
