@@ -173,3 +173,20 @@ def test_module_graph_is_folded_onto_the_module_map():
     assert drawn == {("(root)", "shop"), ("shop", "shop/net"), ("shop/net", "shop")}
     assert 'data-name="tests"' not in svg
     assert "dashed arrow(s) close a cycle" in svg  # shop <-> shop/net
+
+
+def test_time_window_outside_is_drawn(tmp_path):
+    """A window question: the lines outside the window are their own state in the bar, placed
+    where they are, and they are the ones the statement says were left out."""
+    log = tmp_path / "app.log"
+    log.write_text("".join(f"2024-05-01 {8 + i // 60:02d}:{i % 60:02d}:00 INFO job {i} ok\n"
+                           for i in range(300)))  # 08:00 .. 12:59, one line a minute
+    out = tmp_path / "w.html"
+    r = rlm("ask", str(log), "what happened between 10:00 and 10:59?", "--model", "none",
+            "--json", "--html", str(out))
+    assert r.returncode in (0, 3), r.stderr
+    rep = json.loads(r.stdout)
+    segs = [(s["data-state"], int(s["data-lines"]))
+            for s in _parse(out.read_text("utf-8")).bars[0]["segs"]]
+    assert segs == [("outside", 120), ("scanned", 60), ("outside", 120)]
+    assert "the other 240 lines, outside the window" in rep["coverage"]["statement"]
