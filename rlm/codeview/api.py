@@ -58,9 +58,12 @@ def _origins(src: Sources, rel: str, tree: ast.Module) -> dict[str, tuple[str, i
         if isinstance(node, ast.ImportFrom):
             mod = _absolute(base, node.module, node.level) or ""
             for a in node.names:
-                if a.name != "*":
-                    sub = f"{mod}.{a.name}"
-                    out[a.asname or a.name] = (sub if sub in src.path_of else mod, node.lineno)
+                if a.name == "*":  # the names the star brings: that module's own public names
+                    for n in _star_names(src, mod):
+                        out.setdefault(n, (mod, node.lineno))
+                    continue
+                sub = f"{mod}.{a.name}"
+                out[a.asname or a.name] = (sub if sub in src.path_of else mod, node.lineno)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             out[node.name] = (here, node.lineno)
         elif isinstance(node, ast.Assign):
@@ -68,3 +71,16 @@ def _origins(src: Sources, rel: str, tree: ast.Module) -> dict[str, tuple[str, i
                 if isinstance(t, ast.Name) and not t.id.startswith("__"):
                     out[t.id] = (here, node.lineno)
     return out
+
+
+def _star_names(src: Sources, module: str) -> list[str]:
+    rel = src.path_of.get(module)
+    tree = src.tree(rel) if rel else None
+    if tree is None:
+        return []
+    declared = _all(tree)
+    if declared is not None:
+        return declared
+    return [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                         ast.ClassDef))
+            and not n.name.startswith("_")]

@@ -39,6 +39,9 @@ def build_hotspots(src: Sources, cx: Complexity) -> tuple[Hotspots, ToolRun]:
             commits[path] = commits.get(path, 0) + 1
             churn[path] = churn.get(path, 0) + (int(add) if add.isdigit() else 0) + (
                 int(dele) if dele.isdigit() else 0)
+    if not commits:
+        sec.status, sec.note = "not_applicable", "no commit touches these files"
+        return sec, p.run
     if cx.status != "ok":
         sec.not_looked_at.append("complexity (radon missing): line counts stand in for it")
     rows = []

@@ -65,6 +65,8 @@ class Sources:
         start = len(dirs)  # the first folder of the unbroken chain of packages above the file
         while start > 0 and "/".join(dirs[:start]) in self.package_dirs:
             start -= 1
+        if start == 0 and "" in self.package_dirs:  # the root is a package itself (an
+            return ".".join([self.root.name, *parts])  # installed one): its name leads
         return ".".join(parts[start:]) or rel
 
     def is_test(self, rel: str) -> bool:

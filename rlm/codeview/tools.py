@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,18 +16,14 @@ TIMEOUT_S = 300.0  # one analyzer run; a bigger tree is cut in batches by the ca
 
 
 def ruff_binary() -> str | None:
-    """The ruff wheel's own binary (``ruff.find_ruff_bin``), else one beside this Python, else
-    one on PATH."""
+    """The ruff wheel's own binary (``ruff.find_ruff_bin``: it looks in this environment's
+    scripts folders), else one on PATH."""
     try:
         from ruff.__main__ import find_ruff_bin
 
         return os.fsdecode(find_ruff_bin())
     except (ImportError, FileNotFoundError):
-        pass
-    here = Path(sys.executable).with_name("ruff")
-    if here.is_file():
-        return str(here)
-    return shutil.which("ruff")
+        return shutil.which("ruff")
 
 
 @dataclass
