@@ -35,8 +35,8 @@ shop = "shop.cli:main"
     "shop/cli.py": "import sys\ntry:\n    import orjson\nexcept ImportError:\n"
                    "    orjson = None\nimport rich\n\n\ndef main():\n    return sys.argv\n\n\n"
                    'if __name__ == "__main__":\n    main()\n',
-    "tests/test_pay.py": "from shop.pay import checkout\n\n\ndef test_checkout():\n"
-                         "    assert checkout\n",
+    "tests/test_pay.py": "from shop.pay import checkout\n\nPASSWORD = 'hunter22'\n\n\n"
+                         "def test_checkout():\n    assert checkout\n",
 }
 
 
@@ -136,6 +136,9 @@ def test_severity_is_the_analyzers_not_a_word_match(tmp_path):
     assert risks[("shop/secrets.py", 10)]["severity"] == "high"
     assert risks[("shop/secrets.py", 10)]["evidence"].strip().startswith("return hashlib.md5(x)")
     assert ("shop/secrets.py", 2) not in risks and ("shop/secrets.py", 6) not in risks
+    # bandit's rules are not run on tests (a test's fixture password), and the section says so
+    assert not [f for f in found.values() if f["path"].startswith("tests/")]
+    assert any("test files" in x for x in rep["views"]["analyzers"]["not_looked_at"])
 
 
 HIDE_TOOLS = ("-c", "import sys; sys.modules.update(ruff=None, radon=None, vulture=None); "
