@@ -32,6 +32,7 @@ _TIMEISH = re.compile(r"[#:.,/|T-]*#[#:.,/|TZ+-]*")  # masked dates, times, epoc
 _COMPONENT = re.compile(r"[A-Za-z_][\w.$/()\[\]#<>-]*:")  # sshd[#]:  dfs.FSNamesystem:
 _BRACKETS = r"\[(?:[^\[\]]|\[[^\[\]]*\])*\]"  # a bracket group, one level of nesting
 _UNIT = re.compile(rf"(?:{_BRACKETS}|[^\s|\[]+)+|\|")  # words and bracket groups written together, or a pipe
+_LOGGER = re.compile(r"[A-Za-z_][\w$-]*(?:\.[\w$-]+)+")  # nova.compute.manager
 HEAD_UNITS = 12  # units of a line searched for a header
 
 
@@ -64,11 +65,21 @@ def split_header(masked: str) -> Header:
     head = Header(0)
     i, n, timed = 0, len(units), False
     while i < n and _timeish(units[i][2]):
-        timed, head.end, i = True, units[i][1], i + 1
+        word = units[i][2]
+        head.end, i = units[i][1], i + 1
+        if word == "-" and timed and not (i < n and _level(units[i][2])):
+            return head  # `time - message`: the dash ends the header (not `time - INFO`)
+        timed = timed or word not in ("-", "|")
     if i < n and timed and units[i][2] in _LOGCAT and i + 1 < n and _COMPONENT.fullmatch(units[i + 1][2]):
         head.level, head.rank = units[i][2], _LOGCAT[units[i][2]]  # logcat: `# # E Tag: msg`
         head.component, head.end = units[i + 1][2], units[i + 1][1]
         return head
+    if timed and i + 1 < n and units[i][2] != "-":  # `time program - message`, `time prog *64 - msg`
+        dash = next((j for j in (i + 1, i + 2) if j < n and units[j][2] == "-"), None)
+        words = [u[2] for u in units[i:dash or i]]
+        if dash is not None and not _level(words[0]) and not any(w.endswith(":") for w in words):
+            head.component, head.end = " ".join(u[2] for u in units[i:dash]), units[dash][1]
+            return head
     # up to two words (a host, a subsystem) before the level or the component
     for j in range(i, min(i + 3, n)):
         lv = _level(units[j][2])
@@ -98,4 +109,6 @@ def _after_level(units, i: int, head: Header) -> Header:
             return Header(units[i][1], head.level, head.rank, head.component)
     if i < n and _COMPONENT.fullmatch(units[i][2]):
         head.component, head.end = units[i][2], units[i][1]
+    elif i + 1 < n and _LOGGER.fullmatch(units[i][2]) and units[i + 1][2].startswith("["):
+        head.component, head.end = units[i][2], units[i + 1][1]  # logger [request context]
     return head

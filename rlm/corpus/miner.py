@@ -21,7 +21,8 @@ from rlm.corpus.header import CALENDAR, Header, split_header
 
 VAR = "<*>"
 _SEP = re.compile(r"(\s+|[|,;=()\[\]{}\"'<>])")
-_PLAIN = re.compile(r"[A-Za-z]+")
+_PLAIN = re.compile(r"[A-Za-z]+[.!?:]?")
+PLAIN_VALUES = 4  # distinct plain words that make a slot
 
 
 @dataclass
@@ -74,13 +75,18 @@ def _constants(tokens: tuple[str, ...]) -> int:
 
 def _variable(values: set[str]) -> bool:
     """Enough evidence that a position holds a value, not a word of the event."""
-    if len(values) >= 3 or VAR in values:
+    words = values - {VAR}
+    if len(words) <= 1:
+        return VAR in values and not (words and _PLAIN.fullmatch(next(iter(words))))
+    if not all(_PLAIN.fullmatch(v) for v in words):
         return True
-    return not all(_PLAIN.fullmatch(v) for v in values)
+    return len(values) >= PLAIN_VALUES
 
 
-def _merge_group(keys: set[tuple[str, ...]]) -> dict[tuple[str, ...], tuple[str, ...]]:
-    """Token tuples (one separator pattern) -> their template, to a fixed point."""
+def _merge_group(keys: set[tuple[str, ...]],
+                 floor: int = MIN_CONSTANTS) -> dict[tuple[str, ...], tuple[str, ...]]:
+    """Token tuples (one separator pattern and component) -> their template, to a fixed
+    point. `floor`: constant tokens a merged template keeps at least."""
     parent = {k: k for k in keys}
     current = set(keys)
     width = len(next(iter(keys)))
@@ -95,7 +101,7 @@ def _merge_group(keys: set[tuple[str, ...]]) -> dict[tuple[str, ...], tuple[str,
                 if len(values) < 2 or not _variable(values):
                     continue
                 merged = rest[:i] + (VAR,) + rest[i:]
-                if _constants(merged) < MIN_CONSTANTS:
+                if _constants(merged) < floor:
                     continue  # nothing of the event would be left: two events, not one
                 for v in values:
                     old = rest[:i] + (v,) + rest[i:]
@@ -112,6 +118,47 @@ def _merge_group(keys: set[tuple[str, ...]]) -> dict[tuple[str, ...], tuple[str,
         return k
 
     return {k: root(k) for k in keys}
+
+
+def _pattern(tokens: tuple[str, ...], seps: tuple[str, ...]) -> re.Pattern:
+    """A template as a regex over rendered templates: a variable takes a run of non-space
+    characters (`<*>,<*>`, `LOCAL(<*>)`), never a space: one value, not a phrase."""
+    out = []
+    for i, tok in enumerate(tokens):
+        out.append(r"\S*" if tok == VAR else re.escape(tok))
+        if i < len(seps):
+            out.append(re.escape(seps[i]))
+    return re.compile("".join(out))
+
+
+def _render(tokens: tuple[str, ...], seps: tuple[str, ...]) -> str:
+    return "".join(t + (seps[i] if i < len(seps) else "") for i, t in enumerate(tokens))
+
+
+def _absorb(events: list[Event]) -> dict[int, int]:
+    """Event index -> the index of a shorter event whose variables take its extra tokens
+    (`synchronized to LOCAL(<*>), stratum <*>` into `synchronized to <*>, stratum <*>`)."""
+    by_first: dict[str, list[int]] = defaultdict(list)
+    for i, ev in enumerate(events):
+        if VAR in ev.tokens and _constants(ev.tokens) >= MIN_CONSTANTS:
+            first = next(t for t in ev.tokens if t and t != VAR)
+            by_first[first].append(i)
+    into: dict[int, int] = {}
+    patterns: dict[int, re.Pattern] = {}
+    for b in sorted(range(len(events)), key=lambda k: -len(events[k].tokens)):
+        ev = events[b]
+        text = _render(ev.tokens, ev.seps)
+        best = None
+        for tok in set(ev.tokens):
+            for a in by_first.get(tok, ()):
+                if a == b or len(events[a].tokens) >= len(ev.tokens):
+                    continue
+                pat = patterns.get(a) or patterns.setdefault(a, _pattern(events[a].tokens, events[a].seps))
+                if pat.fullmatch(text) and (best is None or len(events[a].tokens) > len(events[best].tokens)):
+                    best = a
+        if best is not None:
+            into[b] = best
+    return into
 
 
 def mine(shapes: dict[bytes, int]) -> tuple[list[Event], dict[bytes, int]]:
@@ -144,4 +191,23 @@ def mine(shapes: dict[bytes, int]) -> tuple[list[Event], dict[bytes, int]]:
             if ev.rank is None or p.header.rank < ev.rank:
                 ev.rank = p.header.rank
         of_shape[shape] = at
-    return events, of_shape
+    into = _absorb(events)
+    if not into:
+        return events, of_shape
+    keep = [i for i in range(len(events)) if i not in into]
+
+    def final(i):
+        while i in into:
+            i = into[i]
+        return i
+
+    for b in into:
+        a = events[final(b)]
+        a.count += events[b].count
+        a.shapes += events[b].shapes
+        for lv, c in events[b].levels.items():
+            a.levels[lv] = a.levels.get(lv, 0) + c
+        if events[b].rank is not None and (a.rank is None or events[b].rank < a.rank):
+            a.rank = events[b].rank
+    renum = {old: new for new, old in enumerate(keep)}
+    return [events[i] for i in keep], {s: renum[final(i)] for s, i in of_shape.items()}
