@@ -300,6 +300,10 @@ class BlockReader:
                 self._cache[bid] = got
         return got
 
+    def masked_rows(self, bid: int) -> list[bytes]:
+        """Block `bid`'s lines, masked (read again even when the cache is full)."""
+        return self._rows(bid, must=True)[0]
+
     def lines(self, bid: int, template: bytes) -> list[int]:
         rows, _ = self._rows(bid, must=True)
         base = self.tc.block_line[bid]
@@ -343,6 +347,22 @@ def count_line_ranges(src, ranges: list[tuple[int, int]], keep: int = 20,
             tc.feed(m, at, times.pop(at))
         tc.range_end[len(tc.block_line) - 1] = b
         tc.counted += last - first + 1
+    return tc
+
+
+def count_source(src, keep: int = 20, max_templates: int = 200_000,
+                 line_ranges: list[tuple[int, int]] | None = None) -> TemplateCounter:
+    """One file (a TextSource) or a folder's LogSet (one table across its files, global line
+    numbers), whole or only `line_ranges` (a time window)."""
+    if line_ranges is not None:
+        return count_line_ranges(src, line_ranges, keep, max_templates)
+    files = getattr(src, "sources", None)
+    if files is None:
+        return count_templates(src.path, keep, max_templates) if src.size else TemplateCounter()
+    tc = TemplateCounter(keep, max_templates)
+    for i, s in enumerate(files):
+        if s.size:
+            tc.absorb(count_templates(s.path, keep, max_templates), file=i)
     return tc
 
 

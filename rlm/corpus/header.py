@@ -15,6 +15,7 @@ level and thread do not: they vary within one event.
 from __future__ import annotations
 
 import re
+from itertools import islice
 from dataclasses import dataclass
 
 LEVELS = {
@@ -33,12 +34,14 @@ _COMPONENT = re.compile(r"[A-Za-z_][\w.$/()\[\]#<>-]*:")  # sshd[#]:  dfs.FSName
 _BRACKETS = r"\[(?:[^\[\]]|\[[^\[\]]*\])*\]"  # a bracket group, one level of nesting
 _UNIT = re.compile(rf"(?:{_BRACKETS}|[^\s|\[]+)+|\|")  # words and bracket groups written together, or a pipe
 _LOGGER = re.compile(r"[A-Za-z_][\w$-]*(?:\.[\w$-]+)+")  # nova.compute.manager
-HEAD_UNITS = 12  # units of a line searched for a header
+HEAD_UNITS = 12
+MASK_TEXT = re.compile(r"[A-Za-z0-9_.:+-]*[0-9][A-Za-z0-9_.:+-]*|\b[0-9a-fA-F]{8,}\b")  # rlm.corpus.mask's rule  # units of a line searched for a header
 
 
 @dataclass
 class Header:
     end: int  # the message starts here (index into the masked line)
+    units: int = 0  # header units (words and bracket groups): the same count in the raw line
     level: str | None = None  # the level word as written (INFO, notice, E)
     rank: int | None = None  # its syslog rank (0 worst .. 7)
     component: str | None = None
@@ -61,7 +64,25 @@ def _timeish(unit: str) -> bool:
 
 def split_header(masked: str) -> Header:
     """Where the message of a masked line starts, and the level and component found before."""
-    units = [(m.start(), m.end(), m.group(0)) for m in _UNIT.finditer(masked, 0)][:HEAD_UNITS]
+    head = _split(masked)
+    head.units = sum(1 for m in _UNIT.finditer(masked, 0, head.end))
+    return head
+
+
+def message_start(raw: str) -> int:
+    """Where the message of a raw line starts: masking keeps spaces and brackets, so the
+    header has as many units in the raw line as in its masked shape."""
+    head = split_header(MASK_TEXT.sub("#", raw[:400]))
+    if not head.units:
+        return 0
+    for k, m in enumerate(_UNIT.finditer(raw)):
+        if k + 1 == head.units:
+            return m.end()
+    return 0
+
+
+def _split(masked: str) -> Header:
+    units = [(m.start(), m.end(), m.group(0)) for m in islice(_UNIT.finditer(masked), HEAD_UNITS)]
     head = Header(0)
     i, n, timed = 0, len(units), False
     while i < n and _timeish(units[i][2]):

@@ -27,13 +27,13 @@ PLAIN_VALUES = 4  # distinct plain words that make a slot
 
 @dataclass
 class Event:
-    """One mined template: its tokens (VAR where a value varies), separators, component."""
+    """One mined template: its tokens (VAR where a value varies), separators, counts."""
     tokens: tuple[str, ...]
     seps: tuple[str, ...]
-    component: str | None
     count: int = 0
     shapes: list[bytes] = field(default_factory=list)
     levels: dict[str, int] = field(default_factory=dict)  # level word -> lines
+    components: dict[str, int] = field(default_factory=dict)  # component -> lines
     rank: int | None = None  # the worst header level's syslog rank
 
     def text(self) -> str:
@@ -42,8 +42,7 @@ class Event:
             out.append(tok)
             if i < len(self.seps):
                 out.append(self.seps[i])
-        msg = "".join(out).strip()
-        return f"{self.component} {msg}" if self.component else msg
+        return "".join(out).strip()
 
 
 @dataclass
@@ -85,7 +84,7 @@ def _variable(values: set[str]) -> bool:
 
 def _merge_group(keys: set[tuple[str, ...]],
                  floor: int = MIN_CONSTANTS) -> dict[tuple[str, ...], tuple[str, ...]]:
-    """Token tuples (one separator pattern and component) -> their template, to a fixed
+    """Token tuples (one separator pattern) -> their template, to a fixed
     point. `floor`: constant tokens a merged template keeps at least."""
     parent = {k: k for k in keys}
     current = set(keys)
@@ -120,15 +119,36 @@ def _merge_group(keys: set[tuple[str, ...]],
     return {k: root(k) for k in keys}
 
 
-def _pattern(tokens: tuple[str, ...], seps: tuple[str, ...]) -> re.Pattern:
-    """A template as a regex over rendered templates: a variable takes a run of non-space
-    characters (`<*>,<*>`, `LOCAL(<*>)`), never a space: one value, not a phrase."""
-    out = []
+def _pieces(tokens: tuple[str, ...], seps: tuple[str, ...]) -> list[str]:
+    """A template as the literal text between its variables (len = variables + 1)."""
+    pieces, cur = [], []
     for i, tok in enumerate(tokens):
-        out.append(r"\S*" if tok == VAR else re.escape(tok))
+        if tok == VAR:
+            pieces.append("".join(cur))
+            cur = []
+        else:
+            cur.append(tok)
         if i < len(seps):
-            out.append(re.escape(seps[i]))
-    return re.compile("".join(out))
+            cur.append(seps[i])
+    pieces.append("".join(cur))
+    return pieces
+
+
+def _fits(pieces: list[str], text: str) -> bool:
+    """Does `text` read as the template, each variable taking a run of non-space characters
+    (`<*>,<*>`, `LOCAL(<*>)`), never a space: one value, not a phrase. Leftmost matching: a
+    rare miss only keeps two events apart."""
+    if not text.startswith(pieces[0]) or not text.endswith(pieces[-1]):
+        return False
+    at, end = len(pieces[0]), len(text) - len(pieces[-1])
+    if end < at:
+        return False
+    for piece in pieces[1:-1]:
+        k = text.find(piece, at, end) if piece else at
+        if k < 0 or any(c.isspace() for c in text[at:k]):
+            return False
+        at = k + len(piece)
+    return not any(c.isspace() for c in text[at:end])
 
 
 def _render(tokens: tuple[str, ...], seps: tuple[str, ...]) -> str:
@@ -144,7 +164,7 @@ def _absorb(events: list[Event]) -> dict[int, int]:
             first = next(t for t in ev.tokens if t and t != VAR)
             by_first[first].append(i)
     into: dict[int, int] = {}
-    patterns: dict[int, re.Pattern] = {}
+    pieces: dict[int, list[str]] = {}
     for b in sorted(range(len(events)), key=lambda k: -len(events[k].tokens)):
         ev = events[b]
         text = _render(ev.tokens, ev.seps)
@@ -153,8 +173,8 @@ def _absorb(events: list[Event]) -> dict[int, int]:
             for a in by_first.get(tok, ()):
                 if a == b or len(events[a].tokens) >= len(ev.tokens):
                     continue
-                pat = patterns.get(a) or patterns.setdefault(a, _pattern(events[a].tokens, events[a].seps))
-                if pat.fullmatch(text) and (best is None or len(events[a].tokens) > len(events[best].tokens)):
+                pat = pieces.get(a) or pieces.setdefault(a, _pieces(events[a].tokens, events[a].seps))
+                if _fits(pat, text) and (best is None or len(events[a].tokens) > len(events[best].tokens)):
                     best = a
         if best is not None:
             into[b] = best
@@ -182,10 +202,12 @@ def mine(shapes: dict[bytes, int]) -> tuple[list[Event], dict[bytes, int]]:
         at = index.get(key)
         if at is None:
             at = index[key] = len(events)
-            events.append(Event(r, p.seps, p.header.component))
+            events.append(Event(r, p.seps))
         ev = events[at]
         ev.count += count
         ev.shapes.append(shape)
+        if p.header.component is not None:
+            ev.components[p.header.component] = ev.components.get(p.header.component, 0) + count
         if p.header.level is not None:
             ev.levels[p.header.level] = ev.levels.get(p.header.level, 0) + count
             if ev.rank is None or p.header.rank < ev.rank:
@@ -205,8 +227,9 @@ def mine(shapes: dict[bytes, int]) -> tuple[list[Event], dict[bytes, int]]:
         a = events[final(b)]
         a.count += events[b].count
         a.shapes += events[b].shapes
-        for lv, c in events[b].levels.items():
-            a.levels[lv] = a.levels.get(lv, 0) + c
+        for mine_, theirs in ((a.levels, events[b].levels), (a.components, events[b].components)):
+            for k, c in theirs.items():
+                mine_[k] = mine_.get(k, 0) + c
         if events[b].rank is not None and (a.rank is None or events[b].rank < a.rank):
             a.rank = events[b].rank
     renum = {old: new for new, old in enumerate(keep)}

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from rlm.corpus.counter import (BlockReader, TemplateCounter, count_line_ranges,
-                                count_templates)
+from rlm.corpus.counter import BlockReader, count_source
 from rlm.corpus.logset import LogSet
 from rlm.corpus.records import to_records
 from rlm.corpus.severity import ERROR_RANK, severity
@@ -83,26 +82,13 @@ def _take(picked: list[Template], cap: int) -> tuple[list[int], dict[int, list[s
     return candidates, rules_by_line
 
 
-def _count(src: TextSource | LogSet, keep: int, max_templates: int) -> TemplateCounter:
-    if not isinstance(src, LogSet):
-        return count_templates(src.path, keep, max_templates) if src.size else TemplateCounter()
-    tc = TemplateCounter(keep, max_templates)  # one template table across the folder
-    for i, s in enumerate(src.sources):
-        if s.size:
-            tc.absorb(count_templates(s.path, keep, max_templates), file=i)
-    return tc
-
-
 def profile_log(src: TextSource | LogSet, rare_max: int | None = None, keep: int = 20,
                 max_templates: int = 200_000, max_candidates: int = 400,
                 line_ranges: list[tuple[int, int]] | None = None) -> Profile:
     """One pass over the file (or each file of a folder, in time order), then the rules. A
     template is rare when seen at most `rare_max` times (default: 1 on small logs rising to 5
     at 100,000 lines, then 0.001%). Line numbers are global over a LogSet (see `locate`)."""
-    if line_ranges is not None:  # a time window (a folder's: global line numbers)
-        tc = count_line_ranges(src, line_ranges, keep, max_templates)
-    else:
-        tc = _count(src, keep, max_templates)
+    tc = count_source(src, keep, max_templates, line_ranges)
     paths = [s.path for s in src.sources] if isinstance(src, LogSet) else [src.path]
     n = tc.lines if tc.counted is None else tc.counted
     if rare_max is None:

@@ -114,6 +114,12 @@ def line_format(line: str) -> str | None:
     return ("json:" + got[0]) if line.lstrip().startswith("{") and _json_field(line) else got[0]
 
 
+def time_text(line: str) -> str | None:
+    """The line's timestamp as the file writes it (`2005-06-11-17.32.07`), or None."""
+    got = _find(line)
+    return got[1].group(0).strip() if got else None
+
+
 def as_datetime(t: float | None) -> datetime | None:
     """The log's clock as a naive datetime (for wording: `when`)."""
     if t is None:
