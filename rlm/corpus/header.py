@@ -127,7 +127,7 @@ def _after_level(units, i: int, head: Header) -> Header:
     if i < n and units[i][2].startswith("[") and i + 1 < n:
         head.end, i = units[i][1], i + 1  # a thread: [main], [QuorumPeer[myid=#]/#@#]
         if i < n and units[i][2] == "-":
-            return Header(units[i][1], head.level, head.rank, head.component)
+            return Header(units[i][1], level=head.level, rank=head.rank, component=head.component)
     if i < n and _COMPONENT.fullmatch(units[i][2]):
         head.component, head.end = units[i][2], units[i][1]
     elif i + 1 < n and _LOGGER.fullmatch(units[i][2]) and units[i + 1][2].startswith("["):
