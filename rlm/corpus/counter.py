@@ -277,8 +277,10 @@ class BlockReader:
     `paths`: the file, or the files of a folder in the order they were counted. At most
     `max_blocks` blocks are read; past that, `time` answers None (the block's bounds stand)."""
 
-    def __init__(self, paths: list, tc: TemplateCounter, max_blocks: int = 32):
+    def __init__(self, paths: list, tc: TemplateCounter, max_blocks: int = 32,
+                 canon: dict[bytes, bytes] | None = None):
         self.paths, self.tc, self.max_blocks = paths, tc, max_blocks
+        self.canon = canon  # shape -> the shape that stands for its event kind (templates.by_kind)
         self._cache: dict[int, tuple[list[bytes], list[bytes]]] = {}
 
     def _rows(self, bid: int, must: bool = False) -> tuple[list[bytes], list[bytes]] | None:
@@ -295,7 +297,10 @@ class BlockReader:
             with open(self.paths[tc.block_file[bid]], "rb") as fh:
                 fh.seek(start)
                 data = fh.read(end - start) if end is not None else fh.read()
-            got = (mask_block(data).split(b"\n"), data.split(b"\n"))
+            rows = mask_block(data).split(b"\n")
+            if self.canon:
+                rows = [self.canon.get(r, r) for r in rows]
+            got = (rows, data.split(b"\n"))
             if room:
                 self._cache[bid] = got
         return got

@@ -34,6 +34,7 @@ _COMPONENT = re.compile(r"[A-Za-z_][\w.$/()\[\]#<>-]*:")  # sshd[#]:  dfs.FSName
 _BRACKETS = r"\[(?:[^\[\]]|\[[^\[\]]*\])*\]"  # a bracket group, one level of nesting
 _UNIT = re.compile(rf"(?:{_BRACKETS}|[^\s|\[]+)+|\|")  # words and bracket groups written together, or a pipe
 _LOGGER = re.compile(r"[A-Za-z_][\w$-]*(?:\.[\w$-]+)+")  # nova.compute.manager
+_FIELD = re.compile(r"[A-Z0-9_#][A-Z0-9_#.:-]*")  # NULL, RAS, KERNEL, #: header fields, not words
 HEAD_UNITS = 12
 MASK_TEXT = re.compile(r"[A-Za-z0-9_.:+-]*[0-9][A-Za-z0-9_.:+-]*|\b[0-9a-fA-F]{8,}\b")  # rlm.corpus.mask's rule  # units of a line searched for a header
 
@@ -101,8 +102,11 @@ def _split(masked: str) -> Header:
         if dash is not None and not _level(words[0]) and not any(w.endswith(":") for w in words):
             head.component, head.end = " ".join(u[2] for u in units[i:dash]), units[dash][1]
             return head
-    # up to two words (a host, a subsystem) before the level or the component
-    for j in range(i, min(i + 3, n)):
+    # up to two words (a host, a subsystem) before the level or the component; more when
+    # they are all upper-case names or values (BGL's `NULL # NULL RAS MMCS ERROR`)
+    for j in range(i, min(i + 6, n)):
+        if j - i >= 2 and not all(_FIELD.fullmatch(u[2]) for u in units[i:j]):
+            return head
         lv = _level(units[j][2])
         if lv and (timed or j == 0):
             head.level, head.rank = lv

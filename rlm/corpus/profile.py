@@ -1,8 +1,10 @@
 """Log profile: count line shapes, then code's rules pick the candidate lines.
 
 Code does the detection here. The counter (rlm/corpus/counter.py) masks variable tokens and
-counts shapes at disk speed; the rules (rlm/corpus/signals.py) pick shapes by severity, failure
-words, rarity (overall and per component), bursts, silences and returns after a quiet stretch.
+counts shapes at disk speed; the miner (rlm/corpus/templates.py) merges the shapes into event
+kinds, so the rules count kinds (a username or a day name no longer makes a line rare). The
+rules (rlm/corpus/signals.py) pick kinds by severity, failure words, rarity (overall and per
+component), bursts, silences and returns after a quiet stretch.
 Every candidate line carries the rules that picked it. A stack trace stays with its header.
 """
 
@@ -11,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from rlm.corpus.counter import BlockReader, count_source
+from rlm.corpus.templates import EventKind, TemplateTable, by_kind, settle, table_from_counter
 from rlm.corpus.logset import LogSet
 from rlm.corpus.records import to_records
 from rlm.corpus.severity import ERROR_RANK, severity
@@ -26,6 +29,7 @@ class Template:
     error_level: bool
     rules: list[str] = field(default_factory=list)  # which rules picked it
     whys: list[str] = field(default_factory=list)  # one human reason per rule
+    kind: EventKind | None = None  # its event kind in the template table (words, times, where)
 
 
 @dataclass
@@ -43,6 +47,7 @@ class Profile:
     rules_by_line: dict[int, list[str]] = field(default_factory=dict)  # candidate -> rules
     workers: list[dict] = field(default_factory=list)  # worker processes' cpu_s and rss_mb
     picks: list[Pick] = field(default_factory=list)  # every rule's pick (for evaluation)
+    table: TemplateTable | None = None  # the event kinds (rlm/corpus/templates.py)
 
 
 def default_rare_max(n: int) -> int:
@@ -88,7 +93,9 @@ def profile_log(src: TextSource | LogSet, rare_max: int | None = None, keep: int
     """One pass over the file (or each file of a folder, in time order), then the rules. A
     template is rare when seen at most `rare_max` times (default: 1 on small logs rising to 5
     at 100,000 lines, then 0.001%). Line numbers are global over a LogSet (see `locate`)."""
-    tc = count_source(src, keep, max_templates, line_ranges)
+    shapes = count_source(src, keep, max_templates, line_ranges)
+    table = table_from_counter(src, shapes, exact_last=False)
+    tc, canon = by_kind(shapes, table)  # the rules count event kinds, not byte shapes
     paths = [s.path for s in src.sources] if isinstance(src, LogSet) else [src.path]
     n = tc.lines if tc.counted is None else tc.counted
     if rare_max is None:
@@ -98,7 +105,7 @@ def profile_log(src: TextSource | LogSet, rare_max: int | None = None, keep: int
         return src.line(first_line, 400)
 
     picks = template_rules(tc, rare_max, example)
-    blocks = BlockReader(paths, tc)  # the few blocks the rate picks name, read again
+    blocks = BlockReader(paths, tc, canon=canon)  # the few blocks the rate picks name, read again
     for p in rate_rules(tc, seen=blocks.time):
         got = blocks.lines(p.windows[0], p.template)
         if got:  # silence names the last sighting; burst and return the first
@@ -110,7 +117,7 @@ def profile_log(src: TextSource | LogSet, rare_max: int | None = None, keep: int
         tp = by_t.get(p.template)
         if tp is None:
             tp = by_t[p.template] = Template(text, tc.counts[p.template][0], [],
-                                             _is_error(text))
+                                             _is_error(text), kind=table.kind_of(p.template))
         tp.rules.append(p.rule)
         tp.whys.append(p.why)
         tp.lines = sorted(set(tp.lines) | set(p.lines))
@@ -130,7 +137,8 @@ def profile_log(src: TextSource | LogSet, rare_max: int | None = None, keep: int
         if head != ln and ln in rules_by_line:
             rules_by_line.setdefault(head, [])
             rules_by_line[head] += [r for r in rules_by_line.pop(ln) if r not in rules_by_line[head]]
-    return Profile(lines=n, bytes=src.size, templates_total=len(tc.counts), templates=picked,
+    settle(src, table, [tp.kind for tp in picked if tp.kind is not None])
+    return Profile(lines=n, bytes=src.size, templates_total=len(table.templates), templates=picked,
                    candidates=heads, common=common, overflow=tc.overflow,
                    rare_max=rare_max, record_end=record_end, record_of=record_of,
-                   rules_by_line=rules_by_line, workers=tc.workers, picks=picks)
+                   rules_by_line=rules_by_line, workers=tc.workers, picks=picks, table=table)

@@ -9,7 +9,9 @@ LogSet (rlm.corpus.logset.where maps them to a file and its own line).
 
 from __future__ import annotations
 
+import copy
 import re
+from array import array
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -67,6 +69,11 @@ class TemplateTable:
 
     def by_id(self, tid: int) -> EventKind:
         return self.templates[tid - 1]
+
+    def kind_of(self, shape: bytes) -> EventKind | None:
+        """The event kind of a masked line shape (None: a shape that was not tracked)."""
+        tid = self.of_shape.get(shape)
+        return self.templates[tid - 1] if tid else None
 
     def assign(self, src) -> Iterator[int]:
         """One template id per line of the file or folder, in order (0: a shape that was not
@@ -131,8 +138,9 @@ def _kind(ev: Event, tid: int, counts: dict[bytes, list]) -> EventKind:
 def build_table(src, line_ranges: list[tuple[int, int]] | None = None,
                 max_templates: int = 200_000, exact_last: bool = True) -> TemplateTable:
     """The template table of a file or a folder's LogSet (or of a time window's line ranges).
-    `exact_last`: find each kind's last line and time (reads the blocks of last sightings
-    again); without it, `last_line` is the last of the kept examples."""
+    `exact_last`: find each kind's last line and its times (reads the blocks of last
+    sightings again); without it, `last_line` is the last kept example and there are no
+    times until `settle` is called for the kinds a caller shows."""
     tc = count_source(src, KEEP, max_templates, line_ranges)
     return table_from_counter(src, tc, exact_last)
 
@@ -148,17 +156,23 @@ def table_from_counter(src, tc: TemplateCounter, exact_last: bool = True) -> Tem
     table = TemplateTable(tc.lines if tc.counted is None else tc.counted, kinds,
                           {s: renum[i] for s, i in of_shape.items()}, tc.overflow, tc)
     if exact_last:
-        _last_sightings(src, table, tc)
-    _times(src, table)
+        settle(src, table, table.templates)
     return table
 
 
-def _last_sightings(src, table: TemplateTable, tc: TemplateCounter) -> None:
+def settle(src, table: TemplateTable, kinds: list[EventKind]) -> None:
+    """Exact last line, and first and last time, of these kinds (blocks read again)."""
+    if table.counter is not None:
+        _last_sightings(src, table.counter, kinds)
+    _times(src, table.lines, kinds)
+
+
+def _last_sightings(src, tc: TemplateCounter, kinds: list[EventKind]) -> None:
     """Each kind's last line: the last block its shapes were counted in, read once again."""
     if not tc.series or tc.series_overflow:
         return  # no per-block record: the last kept example stands
     by_block: dict[int, list[EventKind]] = defaultdict(list)
-    for k in table.templates:
+    for k in kinds:
         by_block[max(tc.series[s][0][-1] for s in k.shapes if s in tc.series)].append(k)
     reader = BlockReader(_paths(src), tc, max_blocks=0)
     for bid, kinds in by_block.items():
@@ -171,12 +185,39 @@ def _last_sightings(src, table: TemplateTable, tc: TemplateCounter) -> None:
                 k.last_line = max(k.last_line, base + at + 1)
 
 
-def _times(src, table: TemplateTable) -> None:
+def by_kind(tc: TemplateCounter, table: TemplateTable) -> tuple[TemplateCounter, dict[bytes, bytes]]:
+    """The count seen per event kind instead of per shape: each kind's shapes are counted under
+    the kind's commonest shape (a real masked line with its header, so the level and component
+    rules read it as before), with the lines and per-block rates of all its shapes. Returns that
+    counter (sharing the blocks and clock with `tc`) and shape -> its kind's shape."""
+    rep: dict[bytes, bytes] = {}
+    for k in table.templates:
+        top = max(k.shapes, key=lambda s: tc.counts[s][0])
+        rep.update((s, top) for s in k.shapes)
+    kc = copy.copy(tc)
+    kc.counts, kc.series = {}, {}
+    for s, (c, lines) in tc.counts.items():
+        e = kc.counts.setdefault(rep.get(s, s), [0, []])
+        e[0] += c
+        e[1].extend(lines)
+    for e in kc.counts.values():
+        e[1] = sorted(e[1])[: tc.keep]
+    merged: dict[bytes, dict[int, int]] = {}
+    for s, (ids, counts) in tc.series.items():
+        per = merged.setdefault(rep.get(s, s), {})
+        for b, c in zip(ids, counts):
+            per[b] = per.get(b, 0) + c
+    for s, per in merged.items():
+        bids = sorted(per)
+        kc.series[s] = (array("I", bids), array("I", (per[b] for b in bids)))
+    return kc, rep
+
+
+def _times(src, lines: int, kinds: list[EventKind]) -> None:
     """First and last time of each kind, read from its first and last line in the log's own
     time format."""
-    sample = [src.line(n, 400) for n in range(1, min(50, table.lines) + 1)]
-    parse = parser_for(sample)
-    for k in table.templates:
+    parse = parser_for([src.line(n, 400) for n in range(1, min(50, lines) + 1)])
+    for k in kinds:
         if k.first_line:
             first, last = src.line(k.first_line, 400), src.line(k.last_line, 400)
             k.first_time, k.last_time = parse(first), parse(last)
