@@ -51,8 +51,10 @@ class Profile:
 
 
 def default_rare_max(n: int) -> int:
-    # "rare" is relative: 5 sightings are rare among 600,000 lines, common among 180
-    return max(1, min(5, n // 20_000)) if n < 100_000 else max(5, n // 100_000)
+    # "rare" is relative: 5 sightings are rare among 600,000 lines, common among 180; an event
+    # kind seen twice in 1,000 lines or more is rare (its two lines may differ in a name)
+    floor = 2 if n >= 1_000 else 1
+    return max(floor, min(5, n // 20_000)) if n < 100_000 else max(5, n // 100_000)
 
 
 def _is_error(text: str) -> bool:
