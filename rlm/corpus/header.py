@@ -31,7 +31,7 @@ CALENDAR = frozenset(
     "July August September October November December".split())
 _TIMEISH = re.compile(r"[#:.,/|T-]*#[#:.,/|TZ+-]*")  # masked dates, times, epochs, pids
 _COMPONENT = re.compile(r"[A-Za-z_][\w.$/()\[\]#<>-]*:")  # sshd[#]:  dfs.FSNamesystem:
-_BRACKETS = r"\[(?:[^\[\]]|\[[^\[\]]*\])*\]"  # a bracket group, one level of nesting
+_BRACKETS = r"\[(?:[^\[\]]++|\[[^\[\]]*+\])*+\]"  # a bracket group, one level of nesting (possessive: no backtracking)
 _UNIT = re.compile(rf"(?:{_BRACKETS}|[^\s|\[]+)+|\|")  # words and bracket groups written together, or a pipe
 _LOGGER = re.compile(r"[A-Za-z_][\w$-]*(?:\.[\w$-]+)+")  # nova.compute.manager
 _FIELD = re.compile(r"[A-Z0-9_#][A-Z0-9_#.:-]*")  # NULL, RAS, KERNEL, #: header fields, not words
@@ -57,6 +57,8 @@ def _level(unit: str) -> tuple[str, int] | None:
 
 
 def _timeish(unit: str) -> bool:
+    if "#" not in unit:  # fast path: most units are words
+        return unit in ("-", "|") or unit.rstrip(",") in CALENDAR
     if unit.startswith("["):
         inner = unit[1:-1].split()
         return bool(inner) and all(_TIMEISH.fullmatch(w) or w in CALENDAR for w in inner)
@@ -65,8 +67,9 @@ def _timeish(unit: str) -> bool:
 
 def split_header(masked: str) -> Header:
     """Where the message of a masked line starts, and the level and component found before."""
-    head = _split(masked)
-    head.units = sum(1 for m in _UNIT.finditer(masked, 0, head.end))
+    units = [(m.start(), m.end(), m.group(0)) for m in islice(_UNIT.finditer(masked), HEAD_UNITS)]
+    head = _split(units)
+    head.units = sum(1 for u in units if u[1] <= head.end)
     return head
 
 
@@ -82,8 +85,7 @@ def message_start(raw: str) -> int:
     return 0
 
 
-def _split(masked: str) -> Header:
-    units = [(m.start(), m.end(), m.group(0)) for m in islice(_UNIT.finditer(masked), HEAD_UNITS)]
+def _split(units: list[tuple[int, int, str]]) -> Header:
     head = Header(0)
     i, n, timed = 0, len(units), False
     while i < n and _timeish(units[i][2]):
