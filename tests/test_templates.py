@@ -106,8 +106,9 @@ def test_day_and_month_names_do_not_split_an_event(tmp_path):
               f"{days[i % 7]} Jul {1 + i} 12:16:51 2005" for i in range(7)]
     r = rlm("templates", str(_write(tmp_path / "mixed.log", lines)), "--json")
     got = _by_template(json.loads(r.stdout))
-    assert got["jk2_init() Found child <*> in scoreboard slot <*>"]["count"] == 21
-    assert got["jk2_init() Found child <*> in scoreboard slot <*>"]["level"] == "notice"
+    # a token with a digit is a value to the mask, even `jk2_init`: one event all the same
+    assert got["<*>() Found child <*> in scoreboard slot <*>"]["count"] == 21
+    assert got["<*>() Found child <*> in scoreboard slot <*>"]["level"] == "notice"
     assert sum(t["count"] for t in got.values() if t["template"].startswith("connection from")) == 7
     assert len(got) == 2, list(got)
 
@@ -129,9 +130,10 @@ def test_assign_writes_one_id_per_line_matching_the_table(tmp_path):
 def test_text_table_names_counts_lines_and_times(tmp_path):
     r = rlm("templates", str(_sshd_log(tmp_path)))
     assert r.returncode == 0, r.stderr
-    assert r.stdout.startswith("6 event kinds in 181 lines")
+    assert r.stdout.startswith("5 event kinds in 181 lines")
     assert "Invalid user <*> from <*>" in r.stdout
     assert "lines 1-178, Dec 10 06:00:00 .. Dec 10 06:00:59" in r.stdout
+    assert "line 181, Dec 10 07:01:00" in r.stdout
 
 
 def test_last_line_and_slot_values_across_many_blocks(tmp_path):

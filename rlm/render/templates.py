@@ -9,7 +9,8 @@ TEMPLATE_CHARS = 160  # a template longer than this is cut in the text table (ne
 
 
 def _span(table: TemplateTable, k, src) -> str:
-    lines = f"lines {_at(src, k.first_line)}-{_at(src, k.last_line)}"
+    lines = (f"line {_at(src, k.first_line)}" if k.first_line == k.last_line
+             else f"lines {_at(src, k.first_line)}-{_at(src, k.last_line)}")
     if k.first_seen:
         when = k.first_seen if k.first_seen == k.last_seen else f"{k.first_seen} .. {k.last_seen}"
         return f"{lines}, {when}"

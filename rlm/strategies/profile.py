@@ -5,8 +5,10 @@ chunk, because code read every line."""
 
 from __future__ import annotations
 
+from rlm.codeonly.kinds import kinds_markdown
 from rlm.codeonly.timeline import describe_group
 from rlm.codeonly.wording import guard_label, wording_failed_note
+from rlm.corpus.anomalies import rank_kinds
 from rlm.corpus.logset import LogSet, where
 from rlm.corpus.profile import profile_log, why_picked
 from rlm.corpus.source import TextSource
@@ -58,6 +60,9 @@ async def run(ctx: Context) -> Result:
         if not groups:
             res.answer_parts.append("Code found no rare or error-level lines.")
         return res
+    table = kinds_markdown(rank_kinds(prof, src))
+    if table:
+        res.answer_parts.append(table)
     if ctx.code_only:
         res.answer_parts.append(
             f"Code profiled all {prof.lines:,} lines and found {len(prof.candidates)} "
