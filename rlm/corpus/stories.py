@@ -19,6 +19,7 @@ from rlm.corpus.templates import EventKind, TemplateTable, slot_pattern
 _TIME = re.compile(r"^\d{1,4}[-/:.]\d{1,2}[-/:.T]\d{1,2}(?:[ :.,T]\d+)*$")  # 12:16:51, 2005-06-03
 MIN_VALUES = 3  # a slot with fewer distinct values among the examples is not an id slot
 MIN_SHARE = 0.5  # ... nor one whose values repeat on most example lines
+COMMON_KINDS = 200  # the commonest kinds whose constant-like values are never ids
 
 
 def _values(src, kind: EventKind, line: int) -> tuple[str, ...] | None:
@@ -27,22 +28,32 @@ def _values(src, kind: EventKind, line: int) -> tuple[str, ...] | None:
     return m.groups() if m else None
 
 
-def id_slots(src, kind: EventKind) -> set[int]:
-    """The slots of `kind` whose values vary a lot among its example lines."""
+def id_slots(src, kind: EventKind) -> tuple[set[int] | None, set[str]]:
+    """The slots of `kind` whose values vary a lot among its example lines (None: too few
+    examples to tell), and the values of its other slots (`ssh2`: the same on every line)."""
     rows = [v for ln in kind.examples if (v := _values(src, kind, ln)) is not None]
     if len(rows) < MIN_VALUES:
-        return set()
-    out = set()
+        return None, set()
+    ids, constant = set(), set()
     for i in range(kind.slots):
         distinct = {r[i] for r in rows if i < len(r)}
         if len(distinct) >= max(MIN_VALUES, MIN_SHARE * len(rows)):
-            out.add(i)
-    return out
+            ids.add(i)
+        else:
+            constant |= distinct
+    return ids, constant
 
 
 def story_ids(src, table: TemplateTable, lines: list[int]) -> dict[int, set[str]]:
-    """line -> the values on it that sit in an id slot of its event kind (maybe none)."""
-    slots: dict[int, set[int]] = {}
+    """line -> the values on it that are real identifiers (maybe none). A kind with enough
+    example lines: the values of its high-cardinality slots. A kind seen once or twice: the
+    values of its variables that look like ids and are not a low-cardinality value of one of
+    the log's common kinds (`ssh2`, a protocol, a build name)."""
+    slots: dict[int, set[int] | None] = {}
+    common: set[str] = set()
+    for kind in sorted(table.templates, key=lambda k: -k.count)[:COMMON_KINDS]:
+        slots[kind.id], constant = id_slots(src, kind)
+        common |= constant
     out: dict[int, set[str]] = {}
     for ln in lines:
         raw = src.line(ln, 2000)
@@ -51,10 +62,12 @@ def story_ids(src, table: TemplateTable, lines: list[int]) -> dict[int, set[str]
             out[ln] = set()
             continue
         if kind.id not in slots:
-            slots[kind.id] = id_slots(src, kind)
-        got = _values(src, kind, ln) if slots[kind.id] else None
-        vals = {got[i].strip("[]()<>,;:'\"") for i in slots[kind.id] if got and i < len(got)}
-        out[ln] = {v for v in vals if is_identifier(v)}
+            slots[kind.id] = id_slots(src, kind)[0]
+        got = _values(src, kind, ln)
+        which = slots[kind.id] if slots[kind.id] is not None else range(kind.slots)
+        vals = {got[i].strip("[]()<>,;:'\"") for i in which if got and i < len(got)}
+        out[ln] = {v for v in vals if is_identifier(v)
+                   and (slots[kind.id] is not None or v not in common)}
     return out
 
 
