@@ -5,7 +5,6 @@ chunk, because code read every line."""
 
 from __future__ import annotations
 
-from rlm.codeonly.kinds import kinds_markdown
 from rlm.codeonly.timeline import describe_group
 from rlm.codeonly.wording import guard_label, wording_failed_note
 from rlm.corpus.anomalies import rank_kinds
@@ -16,6 +15,7 @@ from rlm.corpus.stories import story_ids
 from rlm.corpus.timewindow import folder_window_lines, parse_window, window_lines, window_note
 from rlm.engine.candidates import Group, group_candidates, judge_group, numbered
 from rlm.engine.mapper import Outcome, map_items
+from rlm.render.kinds import kinds_markdown
 from rlm.run.events import Plan, UnitStarted
 from rlm.run.ledger import Unit
 from rlm.run.window import PROMPT_OVERHEAD_TOKENS

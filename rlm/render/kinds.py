@@ -1,4 +1,4 @@
-"""The ranked table of event kinds in an "anomalies?" answer, written by code.
+"""The ranked table of event kinds in an "anomalies?" answer, drawn from code's rows.
 
 Rows come from rlm.corpus.anomalies.rank_kinds: every count, time and line is code's. Shown:
 the first `shown` kinds, and the answer says how many of how many.
