@@ -19,9 +19,11 @@ from dataclasses import dataclass, field
 
 from rlm.corpus.logset import where
 from rlm.corpus.severity import ERROR_RANK
-from rlm.corpus.templates import EventKind
+from rlm.corpus.templates import EventKind, settle
 
 WARN_RANK = 4
+_STRONG = {"fatal", "panic", "panicked", "segfault", "segmentation fault", "oom", "out of memory",
+           "killed", "crash", "crashed", "crashes", "corrupt", "corrupted", "corruption", "deadlock"}
 _WORD = re.compile(r"[A-Za-z][A-Za-z-]+")
 DUMP_WORDS = 4  # a message of at most this many words, ending in a value, with no failure word
 
@@ -74,14 +76,21 @@ class KindRow:
 
 def _order(row: KindRow) -> tuple:
     k = row.kind
-    rank = k.rank if k.rank is not None and k.rank <= WARN_RANK else (
-        ERROR_RANK + 0.5 if message_failure_words(k) else 8)
-    # failures first, worst level first, then the kinds more rules agree on, then bigger
-    return (not row.failure, rank, -len(set(row.rules)), -k.count, k.first_line)
+    words = message_failure_words(k)
+    if k.rank is not None and k.rank <= WARN_RANK:
+        rank = float(k.rank)
+    elif words:  # no level: the words say how bad (`fatal`, `panic` beside `failed`)
+        rank = 2.5 if _STRONG & set(words) else ERROR_RANK + 0.5
+    else:
+        rank = 8.0
+    # failures first, the worst first, then the biggest, then the kinds more rules agree on
+    return (not row.failure, rank, -k.count, -len(set(row.rules)), k.first_line)
 
 
 def rank_kinds(prof, src, examples: int = 3) -> list[KindRow]:
-    """The profile's picked kinds, ranked, with up to `examples` example lines each."""
+    """The profile's picked kinds and every kind that reports a failure (however common:
+    80 `Got exception while serving` warnings are one row), ranked, with up to `examples`
+    example lines each."""
     rows: dict[int, KindRow] = {}
     for tp in prof.templates:
         k = tp.kind
@@ -92,6 +101,12 @@ def rank_kinds(prof, src, examples: int = 3) -> list[KindRow]:
             row = rows[k.id] = KindRow(k, severity_label(k), reports_failure(k))
         row.rules += [r for r in tp.rules if r not in row.rules]
         row.whys += [w for w in tp.whys if w not in row.whys]
+    if prof.table is not None:
+        extra = [k for k in prof.table.templates if k.id not in rows and reports_failure(k)]
+        settle(src, prof.table, extra)  # their exact last line and times
+        for k in extra:
+            rows[k.id] = KindRow(k, severity_label(k), True, ["failure"],
+                                 ["reports a failure: " + severity_label(k)])
     out = sorted(rows.values(), key=_order)
     for row in out:
         for ln in row.kind.examples[:examples]:

@@ -88,6 +88,8 @@ def message_start(raw: str) -> int:
 def _split(units: list[tuple[int, int, str]]) -> Header:
     head = Header(0)
     i, n, timed = 0, len(units), False
+    if n > 1 and _FIELD.fullmatch(units[0][2]) and "#" not in units[0][2] and _timeish(units[1][2]):
+        i = 1  # a label before the time (BGL's alert category `KERNDTLB`, `-` when none)
     while i < n and _timeish(units[i][2]):
         word = units[i][2]
         head.end, i = units[i][1], i + 1

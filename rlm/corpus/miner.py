@@ -56,13 +56,39 @@ def parse_shape(shape: str) -> Parsed:
     """Header, tokens and separators of one masked shape."""
     head = split_header(shape)
     parts = _SEP.split(shape[head.end:].strip())
-    tokens = tuple(VAR if ("#" in t or t in CALENDAR) else t for t in parts[0::2])
-    seps = tuple(" " if s.isspace() else re.sub(r"\s+", " ", s) for s in parts[1::2])
+    tokens = [VAR if ("#" in t or t in CALENDAR) else t for t in parts[0::2]]
+    seps = [" " if s.isspace() else re.sub(r"\s+", " ", s) for s in parts[1::2]]
+    tokens, seps = _collapse_lists(tokens, seps)
     comp = head.component
     if comp is not None:
         comp = re.sub(r"#", VAR, comp)
         head.component = comp
-    return Parsed(head, tokens, seps)
+    return Parsed(head, tuple(tokens), tuple(seps))
+
+
+LIST_RUN = 3  # this many values in a row, with only spaces between, are one list of values
+
+
+def _collapse_lists(tokens: list[str], seps: list[str]) -> tuple[list[str], list[str]]:
+    """A run of LIST_RUN or more variables separated by single spaces (`delete <*> <*> <*> ...`,
+    a list of ids of any length) becomes one variable: the event does not change with the
+    length of its list."""
+    out_t, out_s, i, n = [], [], 0, len(tokens)
+    while i < n:
+        j = i
+        while tokens[i] == VAR and j + 1 < n and tokens[j + 1] == VAR and seps[j] == " ":
+            j += 1
+        if j - i + 1 >= LIST_RUN:
+            out_t.append(VAR)
+            if j < len(seps):
+                out_s.append(seps[j])
+            i = j + 1
+            continue
+        out_t.append(tokens[i])
+        if i < len(seps):
+            out_s.append(seps[i])
+        i += 1
+    return out_t, out_s
 
 
 MIN_CONSTANTS = 2
