@@ -14,7 +14,7 @@ import re
 
 from rlm.corpus.header import message_start
 from rlm.corpus.mask import MASK_RE
-from rlm.corpus.templates import EventKind, TemplateTable, slot_pattern
+from rlm.corpus.templates import EventKind, TemplateTable, split_slots
 
 _TIME = re.compile(r"^\d{1,4}[-/:.]\d{1,2}[-/:.T]\d{1,2}(?:[ :.,T]\d+)*$")  # 12:16:51, 2005-06-03
 MIN_VALUES = 3  # a slot with fewer distinct values among the examples is not an id slot
@@ -24,8 +24,7 @@ COMMON_KINDS = 200  # the commonest kinds whose constant-like values are never i
 
 def _values(src, kind: EventKind, line: int) -> tuple[str, ...] | None:
     raw = src.line(line, 2000)
-    m = slot_pattern(kind.template).fullmatch(raw[message_start(raw):].strip())
-    return m.groups() if m else None
+    return split_slots(kind.template, raw[message_start(raw):].strip())
 
 
 def id_slots(src, kind: EventKind) -> tuple[set[int] | None, set[str]]:

@@ -95,28 +95,36 @@ class TemplateTable:
         """(line, the value of each <*> of the template) for every line of template `tid`:
         what a group-by counts. A line whose message does not fit the pattern (an absorbed
         longer form) gives its whole message as one value."""
-        pat = slot_pattern(self.by_id(tid).template)
+        template = self.by_id(tid).template
         out = []
         for n in self.lines_of(src, tid):
             raw = src.line(n)
             msg = raw[message_start(raw):].strip()
-            m = pat.fullmatch(msg)
-            out.append((n, m.groups() if m else (msg,)))
+            got = split_slots(template, msg)
+            out.append((n, got if got is not None else (msg,)))
         return out
 
 
-def slot_pattern(template: str) -> re.Pattern:
-    """The template as a regex over a raw message: each <*> a lazy group, spaces flexible."""
-    parts = re.split(r"(<\*>|\s+)", template)
-    rx = []
-    for p in parts:
-        if p == VAR:
-            rx.append(r"(.*?)")
-        elif p and p.isspace():
-            rx.append(r"\s+")
-        elif p:
-            rx.append(re.escape(p))
-    return re.compile("".join(rx) + r"\s*")
+def split_slots(template: str, message: str) -> tuple[str, ...] | None:
+    """The value of each <*> of `template` in a raw `message` (whitespace runs read as one
+    space), or None when the message does not read as the template. Literal pieces are found
+    left to right with str.find: linear time, no regex backtracking on hostile lines."""
+    pieces = " ".join(template.split()).split(VAR)
+    text = " ".join(message.split())
+    if not text.startswith(pieces[0]) or not text.endswith(pieces[-1]):
+        return None
+    at, end = len(pieces[0]), len(text) - len(pieces[-1])
+    if end < at:
+        return None
+    values = []
+    for piece in pieces[1:-1]:
+        k = text.find(piece, at, end) if piece else at
+        if k < 0:
+            return None
+        values.append(text[at:k])
+        at = k + len(piece)
+    values.append(text[at:end])
+    return tuple(values) if len(pieces) > 1 else ()
 
 
 def _paths(src) -> list:
