@@ -108,6 +108,7 @@ def time_window(res: Result, src, question: str):
     res.reasons.append(f"the question asks {w.label}: code profiles only the {lines:,} lines "
                        "in it, found by binary search on each file's timestamps")
     res.cov.declared.append(window_note(w, per_file, totals))
+    res.where.window(per_file)
     return ranges, w
 
 
@@ -134,6 +135,9 @@ def _findings(ctx: Context, res: Result, src: TextSource | LogSet, outs: list[Ou
             res.cov.lines_read_by_model += min(len(g.lines), SHOWN_LINES)
             res.cov.bytes_read_by_model += sum(len(g.texts[ln][:SHOWN_CHARS].encode())
                                                for ln in g.lines[:SHOWN_LINES])
+            for ln in g.lines[:SHOWN_LINES]:
+                f, local = where(src, ln)
+                res.where.read(f.display, local, local)
         elif not o.ok:
             g.error, failed, reason = o.error, failed + 1, reason or (o.error or "failed")
         texts = [g.texts[ln] for ln in g.lines]
