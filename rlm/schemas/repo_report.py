@@ -8,6 +8,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from rlm.codeview.shapes import CodeViews
+
 from rlm.schemas.calls import Severity
 from rlm.schemas.report import EvidenceCounts, Finding, ReduceInfo, Report
 
@@ -85,6 +87,9 @@ class AuditReport(Report):
     summary: str | None = None
     summary_cites: list[str] = Field(default_factory=list)  # evidence paths it rests on
     files: FileCoverage = Field(default_factory=FileCoverage)
+    # code's whole-repository views: analyzers (ruff, radon, vulture), module graph, entry
+    # points, public API, dependencies, test map, hotspots (rlm.codeview); None in a dry run
+    views: CodeViews | None = None
 
 
 class Fact(BaseModel):
