@@ -26,7 +26,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-from tests.test_redact import CONTEXT, KEY_BLOCK, LOOKALIKES, PLANTED  # noqa: E402
+from tests.redact.test_redact import CONTEXT, KEY_BLOCK, LOOKALIKES, PLANTED  # noqa: E402
 
 from rlm.fixtures.log import write_log  # noqa: E402
 from rlm.fixtures.repo import write_repo  # noqa: E402

@@ -1,5 +1,5 @@
-"""The package shows the design (issue 18): nothing loose at the top of rlm/, and no tree edits
-sys.path to reach another (tests import `evals` and `fixtures` by
+"""The package shows the design (issue 18): nothing loose at the top of rlm/, tests mirror the
+packages, and no tree edits sys.path to reach another (tests import `evals` and `fixtures` by
 name because pytest puts the checkout on sys.path for the `tests` package)."""
 
 from __future__ import annotations
@@ -48,3 +48,14 @@ def test_no_tree_edits_sys_path():
 def test_the_sys_path_check_sees_an_edit():
     code = "import sys\nsys.path.insert(0, 'x')\nsys.path += ['y']\nsys.path.sort()\n"
     assert _edits_sys_path(ast.parse(code)) == [2, 3]
+
+
+def test_tests_mirror_the_packages():
+    """Every test lives in the folder of the package it tests (tests/<package>/), except the
+    checks of the whole tree kept at the top; new tests go in the matching folder."""
+    top = sorted(p.name for p in (ROOT / "tests").glob("test_*.py"))
+    assert top == ["test_import_graph.py", "test_layout.py", "test_one_engine.py",
+                   "test_packaging.py", "test_public_api.py"]
+    for folder in (ROOT / "tests").iterdir():
+        if folder.is_dir() and folder.name not in ("__pycache__", "data"):
+            assert (folder / "__init__.py").is_file(), folder.name  # unique module names

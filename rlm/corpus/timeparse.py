@@ -1,4 +1,4 @@
-"""Timestamps of log lines: the one tested table of formats (tests/test_timeparse.py).
+"""Timestamps of log lines: the one tested table of formats (tests/corpus/test_timeparse.py).
 
 Every part of rlm that reads a time from a line uses this module: the profile's clock windows,
 time-window questions, counts per hour, and code's own timelines (rlm/pipeline/codeonly/timeline.py).

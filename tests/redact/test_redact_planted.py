@@ -18,7 +18,7 @@ from rlm.redact.detect import Redactor, detect
 # `key-` + 32 hex digits (Mailgun's old key shape) reads like `key-<md5>` without the word
 # "mailgun" near: redacting it would redact every hash. Keyed, it is caught.
 KNOWN_PROSE_MISSES = {"mailgun"}
-LOGHUB = Path(__file__).resolve().parent.parent / "evals" / "data" / "loghub"
+LOGHUB = Path(__file__).resolve().parents[2] / "evals" / "data" / "loghub"
 
 
 @pytest.mark.parametrize("kind", sorted(KINDS))

@@ -9,8 +9,8 @@ import threading
 import anyio
 import pytest
 from rlm.testing.mcp_client import connect, fake_model, structured, text_of
-from tests.test_pipeline import keyword_mapper
-from tests.test_store import QUESTION, chunk_of, map_requests, map_responder, write_corpus
+from tests.pipeline.test_pipeline import keyword_mapper
+from tests.store.test_store import QUESTION, chunk_of, map_requests, map_responder, write_corpus
 
 from rlm.fixtures.log import write_log
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 
 from tests import repo_responders as R
-from tests.test_mine import _oracle
-from tests.test_store import cli_env, rlm
+from tests.repo.test_mine import _oracle
+from tests.store.test_store import cli_env, rlm
 
 from rlm.fixtures.repo import write_repo
 from rlm.schemas.report import FailedChunk

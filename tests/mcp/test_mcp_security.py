@@ -18,7 +18,7 @@ from rlm.errors import UsageError
 from rlm.mcp.roots import Roots
 
 pytest.importorskip("mcp")
-SWAPPER = Path(__file__).with_name("race_swapper.py")
+SWAPPER = Path(__file__).resolve().parent.parent / "race_swapper.py"
 OUTSIDE_LINE = "outside-secret-line"
 
 
@@ -168,7 +168,7 @@ def test_refusals_name_only_the_roots(tmp_path):
 
 def test_show_draws_audit_and_mine_runs(tmp_path, fake_server):
     from tests import repo_responders as R
-    from tests.test_mine import _oracle
+    from tests.repo.test_mine import _oracle
 
     from rlm.fixtures.repo import write_repo
 

@@ -16,7 +16,7 @@ import pytest
 from rlm.render.html import report_html
 from rlm.render.html.graph import graph_svg, layers
 
-OLD = Path(__file__).parent / "data" / "reports_v1"
+OLD = Path(__file__).resolve().parents[1] / "data" / "reports_v1"
 
 
 def rlm(*args):
