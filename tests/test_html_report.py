@@ -190,3 +190,22 @@ def test_time_window_outside_is_drawn(tmp_path):
             for s in _parse(out.read_text("utf-8")).bars[0]["segs"]]
     assert segs == [("outside", 120), ("scanned", 60), ("outside", 120)]
     assert "the other 240 lines, outside the window" in rep["coverage"]["statement"]
+
+
+def test_a_log_without_times_is_drawn_on_line_numbers(tmp_path):
+    log = tmp_path / "plain.log"
+    log.write_text("".join("ERROR worker crashed: out of memory\n" if i in (70, 1400) else
+                           f"INFO worker {i % 9} finished task {i}\n" for i in range(2000)))
+    out = tmp_path / "p.html"
+    r = rlm("ask", str(log), "anomalies?", "--model", "none", "--json", "--html", str(out))
+    assert r.returncode in (0, 3), r.stderr
+    rep = json.loads(r.stdout)
+    page = out.read_text("utf-8")
+    assert 'data-axis="line"' in page and "This log has no readable times: the axis is the " \
+        "line number." in page
+    assert page.count('class="lane"') == len(rep["groups"]) >= 1
+    # the error lines' marks sit at their place on the line axis (x in 0..1000)
+    xs = sorted(float(m.split('x="')[1].split('"')[0]) + 1
+                for m in page.split('class="mark"')[1:] if 'x="' in m.split(">")[0])
+    assert any(abs(x - 70 / 1999 * 1000) < 1.5 for x in xs), xs
+    assert any(abs(x - 1400 / 1999 * 1000) < 1.5 for x in xs), xs
