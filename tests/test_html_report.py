@@ -209,3 +209,22 @@ def test_a_log_without_times_is_drawn_on_line_numbers(tmp_path):
                 for m in page.split('class="mark"')[1:] if 'x="' in m.split(">")[0])
     assert any(abs(x - 70 / 1999 * 1000) < 1.5 for x in xs), xs
     assert any(abs(x - 1400 / 1999 * 1000) < 1.5 for x in xs), xs
+
+
+def test_a_folder_of_logs_on_clocks_that_do_not_meet(tmp_path):
+    """BGL writes years, OpenSSH (syslog) does not: no shared clock, so the axis is the line
+    number, files one after another, named in the axis labels."""
+    import shutil
+
+    d = tmp_path / "logs"
+    d.mkdir()
+    for name in ("BGL_head.log", "OpenSSH_head.log"):
+        shutil.copy(Path(__file__).parent.parent / "evals" / "data" / "loghub" / name, d / name)
+    out = tmp_path / "f.html"
+    r = rlm("ask", str(d), "anomalies?", "--model", "none", "--html", str(out))
+    assert r.returncode in (0, 3), r.stderr
+    page = out.read_text("utf-8")
+    assert 'data-axis="line"' in page and "share no clock" in page
+    assert "BGL_head.log:1<" in page and "OpenSSH_head.log:" in page
+    bar = _parse(page).bars[0]
+    assert sum(int(s["data-lines"]) for s in bar["segs"]) == int(bar["total"]) == 199

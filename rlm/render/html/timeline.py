@@ -156,6 +156,8 @@ def timeline_section(rep: dict) -> str:
     marks = [m for ln in lanes for m in ln.marks]
     timed = [m.time for m in marks if m.time is not None]
     by_time = len(timed) == len(marks)
+    mixed = by_time and len({has_year(t) for t in timed}) > 1  # syslog beside dated files
+    by_time = by_time and not mixed
     if by_time:
         t0, t1 = min(timed), max(timed)
         span = max((t1 - t0).total_seconds(), 1e-3)
@@ -167,8 +169,9 @@ def timeline_section(rep: dict) -> str:
         offsets, total = _axis_lines(rep, lanes)
         pos = {id(m): (offsets.get(m.path, 0) + m.line - 1) / max(total - 1, 1) * WIDTH
                for m in marks}
-        ticks = [f"line {1 + round((total - 1) * i / 4):,}" for i in range(5)]
-        why = ("This log has no readable times" if not timed else
+        ticks = [_line_label(1 + round((total - 1) * i / 4), offsets) for i in range(5)]
+        why = ("Some files write times without a year and others with one, so they share no "
+               "clock" if mixed else "This log has no readable times" if not timed else
                f"{len(marks) - len(timed)} of {len(marks)} marked lines have no readable time")
         note = (f"{why}: the axis is the line number"
                 + (" (the files one after another)" if len(offsets) > 1 else "") + ".")
@@ -190,6 +193,15 @@ def timeline_section(rep: dict) -> str:
     # the axis above and below the lanes: a long list of lanes keeps its scale in view
     return (f'<p class="small muted" data-axis="{"time" if by_time else "line"}">{esc(note)}</p>'
             + axis + "".join(rows) + (axis if len(rows) > 8 else ""))
+
+
+def _line_label(g: int, offsets: dict[str, int]) -> str:
+    """A place on the line axis: 'line 1,200', or 'file.log:200' when files follow each other."""
+    if len(offsets) <= 1:
+        return f"line {g:,}"
+    path, off = max(((p, o) for p, o in offsets.items() if o < g), key=lambda x: x[1],
+                    default=next(iter(offsets.items())))
+    return f"{path.rsplit('/', 1)[-1]}:{g - off:,}"
 
 
 def _short(text: str, width: int = 90) -> str:
