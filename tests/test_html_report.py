@@ -228,3 +228,20 @@ def test_a_folder_of_logs_on_clocks_that_do_not_meet(tmp_path):
     assert "BGL_head.log:1<" in page and "OpenSSH_head.log:" in page
     bar = _parse(page).bars[0]
     assert sum(int(s["data-lines"]) for s in bar["segs"]) == int(bar["total"]) == 199
+
+
+def test_every_link_on_a_log_page_lands_somewhere(tmp_path):
+    """Lanes link to their groups, the answer's path:line (the event-kind table's examples) to
+    the findings: every in-page link has its target."""
+    import re
+
+    out = tmp_path / "bgl.html"
+    r = rlm("ask", str(Path(__file__).parent.parent / "evals" / "data" / "loghub" / "BGL_2k.log"),
+            "anomalies?", "--model", "none", "--html", str(out))
+    assert r.returncode in (0, 3), r.stderr
+    page = out.read_text("utf-8")
+    targets = set(re.findall(r'href="#([^"]+)"', page))
+    ids = set(re.findall(r'id="([^"]+)"', page))
+    assert targets and targets <= ids, sorted(targets - ids)[:5]
+    assert any(t.startswith("g-") for t in targets)  # lanes -> groups
+    assert any(t.startswith("f-") for t in targets)  # the kinds table's examples -> findings

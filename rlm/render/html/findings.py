@@ -35,7 +35,18 @@ def _finding(f: dict, show_evidence: bool, claim: bool = True) -> str:
 
 def _refs_only(fs: list[dict]) -> str:
     return ('<p class="small">Also: ' + " ".join(
-        f'<span class="finding" data-verified="true">{ref(*_src(f))}</span>' for f in fs) + "</p>")
+        f'<span class="finding" id="f-{esc(f.get("id"))}" data-verified="true">{ref(*_src(f))}'
+        "</span>" for f in fs) + "</p>")
+
+
+def anchors(rep: dict) -> dict[str, str]:
+    """``path:line`` of each finding -> its anchor on the page (the first finding there)."""
+    out: dict[str, str] = {}
+    for f in rep.get("findings") or []:
+        if isinstance(f, dict) and f.get("id") is not None:
+            path, a, _ = _src(f)
+            out.setdefault(f"{path}:{a}", f"f-{f['id']}")
+    return out
 
 
 def _grouped(rep: dict, verified: list[dict]) -> str:
