@@ -245,3 +245,15 @@ def test_every_link_on_a_log_page_lands_somewhere(tmp_path):
     assert targets and targets <= ids, sorted(targets - ids)[:5]
     assert any(t.startswith("g-") for t in targets)  # lanes -> groups
     assert any(t.startswith("f-") for t in targets)  # the kinds table's examples -> findings
+
+
+def test_redact_report_masks_the_page_too(tmp_path):
+    log = tmp_path / "sec.log"
+    log.write_text("2024-01-01 10:00:00 ERROR login failed password=Hunter2SuperSecret99 for "
+                   "bob@example.com\n2024-01-01 10:00:01 INFO ok\n")
+    out = tmp_path / "s.html"
+    r = rlm("ask", str(log), "errors?", "--model", "none", "--redact-report", "--html", str(out))
+    assert r.returncode in (0, 3), r.stderr
+    page = out.read_text("utf-8")
+    assert "login failed" in page  # the line is there, its secrets are not
+    assert "Hunter2SuperSecret99" not in page and "bob@example.com" not in page
