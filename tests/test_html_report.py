@@ -257,3 +257,23 @@ def test_redact_report_masks_the_page_too(tmp_path):
     page = out.read_text("utf-8")
     assert "login failed" in page  # the line is there, its secrets are not
     assert "Hunter2SuperSecret99" not in page and "bob@example.com" not in page
+
+
+def test_an_event_kind_group_keeps_its_exact_count():
+    """logs-answers' event-kind groups (kind "event", count, severity) carry 3 example lines
+    of 60: the lane and the group say 60, and that 3 are drawn and cited."""
+    lines = [104, 105, 106]
+    rep = {"command": "ask", "question": "anomalies?",
+           "corpus": {"path": "BGL.log", "lines": 2000, "kind": "log"},
+           "groups": [{"id": "k1", "kind": "event", "key": "data TLB error interrupt",
+                       "why": "FATAL, 60 lines", "lines": lines, "paths": ["BGL.log"] * 3,
+                       "count": 60, "severity": "FATAL"}],
+           "findings": [{"id": f"e{i}", "claim": "FATAL event kind", "verified": True,
+                         "group": "k1", "evidence": f"- 1118536327 2005.06.11 R30 RAS KERNEL "
+                         f"FATAL data TLB error interrupt {ln}",
+                         "source": {"path": "BGL.log", "line_start": ln, "line_end": ln}}
+                        for i, ln in enumerate(lines, 1)],
+           "coverage": {"statement": "Complete."}}
+    page = report_html(rep)
+    assert "60 lines (3 drawn)" in page and "60 lines (3 cited below)" in page
+    assert page.count('class="lane"') == 1 and ">FATAL</span>" in page

@@ -28,7 +28,7 @@ class Mark:
 
 @dataclass
 class Lane:
-    key: str  # the anchor of its findings or rows (#g-<key>)
+    key: str  # the anchor of its findings or rows (#<key>)
     label: str
     count: int  # exact number of lines (may exceed the marks drawn)
     marks: list[Mark] = field(default_factory=list)
@@ -72,8 +72,9 @@ def lanes_of(rep: dict) -> list[Lane]:
         why = g.get("why") or g.get("claim") or ""
         if g.get("kind") == "identifier":
             why = f"one story: lines sharing {g.get('key')}"
-        lanes.append(Lane(str(g.get("id")), f"{g.get('id')} · {why}", len(marks), marks,
-                          g.get("label") or ""))
+        count = g.get("count") if isinstance(g.get("count"), int) else len(marks)
+        lanes.append(Lane(f"g-{g.get('id')}", f"{g.get('id')} · {why}", max(count, len(marks)),
+                          marks, g.get("severity") or g.get("label") or ""))
     if lanes:
         return lanes
     marks = []
@@ -82,7 +83,7 @@ def lanes_of(rep: dict) -> list[Lane]:
             key = ((f.get("source") or {}).get("path", ""),
                    int((f.get("source") or {}).get("line_start") or 0))
             marks.append(Mark(*key, times.get(key)))
-    return [Lane("findings", "verified findings", len(marks), marks)] if marks else []
+    return [Lane("g-findings", "verified findings", len(marks), marks)] if marks else []
 
 
 def _kind_lane(k: dict, i: int, at) -> Lane:
@@ -93,7 +94,7 @@ def _kind_lane(k: dict, i: int, at) -> Lane:
             marks.append(Mark(ex.get("path", ""), int(ex.get("line") or ex.get("line_start") or 0),
                               at(ex.get("text") or ex.get("evidence") or "")))
     label = k.get("template") or k.get("name") or k.get("kind") or f"kind {i}"
-    return Lane(str(k.get("id") or f"k{i}"), str(label), int(k.get("count") or len(marks)), marks,
+    return Lane(f"kind-{k.get('id') or f'k{i}'}", str(label), int(k.get("count") or len(marks)), marks,
                 str(k.get("severity") or ""))
 
 
@@ -185,7 +186,7 @@ def timeline_section(rep: dict) -> str:
         sev = f' <span class="tag">{esc(ln.severity)}</span>' if ln.severity else ""
         rows.append(f'<div class="lane" data-lane="{esc(ln.key)}"><div class="lane-label" '
                     f'title="{esc(ln.label)} ({count})"><span class="muted">{count}</span>{sev} '
-                    f'<a href="#g-{esc(ln.key)}">{esc(_short(ln.label))}</a></div>'
+                    f'<a href="#{esc(ln.key)}">{esc(_short(ln.label))}</a></div>'
                     f"{_strip(ln, xs)}</div>")
     axis = ('<div class="axis" aria-hidden="true"><div></div><div class="ticks">'
             + "".join(f'<span style="left:{i * 25}%">{esc(t)}</span>' for i, t in enumerate(ticks))
