@@ -113,6 +113,21 @@ def test_day_and_month_names_do_not_split_an_event(tmp_path):
     assert len(got) == 2, list(got)
 
 
+def test_values_that_vary_together_are_variables(tmp_path):
+    """No two lines are equal but one word (user, file, tool and host all change together):
+    the columns still show four variables beside three constant words."""
+    names = ["alba", "bruno", "chen", "dara", "emil", "farah", "gus", "hana", "ivo", "jun",
+             "kofi", "lena", "mo", "nils", "oona", "pia", "quinn", "rui", "sven", "tove"]
+    lines = [f"2024-01-01 00:00:{i % 60:02d} INFO [main] app.Svc: user {names[i % 20]} opened "
+             f"{names[(i * 3 + 1) % 20]}doc with {names[(i * 7 + 2) % 20]}tool and "
+             f"{names[(i * 11 + 5) % 20]}host" for i in range(40)]
+    lines.append("2024-01-01 00:01:00 ERROR [main] app.Svc: user store unreachable")
+    out = json.loads(rlm("templates", str(_write(tmp_path / "svc.log", lines)), "--json").stdout)
+    got = _by_template(out)
+    assert got["user <*> opened <*> with <*> and <*>"]["count"] == 40
+    assert got["user store unreachable"]["count"] == 1 and len(got) == 2
+
+
 def test_assign_writes_one_id_per_line_matching_the_table(tmp_path):
     log = _sshd_log(tmp_path)
     dest = tmp_path / "ids.txt"

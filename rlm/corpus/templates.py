@@ -21,7 +21,7 @@ from rlm.corpus.header import message_start
 from rlm.corpus.mask import mask_block
 from rlm.corpus.miner import VAR, Event, mine
 from rlm.corpus.severity import lexicon_words, severity_name
-from rlm.corpus.timeparse import parser_for, time_text
+from rlm.corpus.timeparse import parser_for, text_reader_for
 
 KEEP = 20  # example line numbers kept per event kind
 
@@ -224,10 +224,11 @@ def by_kind(tc: TemplateCounter, table: TemplateTable) -> tuple[TemplateCounter,
 def _times(src, lines: int, kinds: list[EventKind]) -> None:
     """First and last time of each kind, read from its first and last line in the log's own
     time format."""
-    parse = parser_for([src.line(n, 400) for n in range(1, min(50, lines) + 1)])
+    sample = [src.line(n, 400) for n in range(1, min(50, lines) + 1)]
+    parse, text = parser_for(sample), text_reader_for(sample)
     for k in kinds:
         if k.first_line:
             first, last = src.line(k.first_line, 400), src.line(k.last_line, 400)
             k.first_time, k.last_time = parse(first), parse(last)
             if k.first_time is not None:
-                k.first_seen, k.last_seen = time_text(first), time_text(last)
+                k.first_seen, k.last_seen = text(first), text(last)
