@@ -176,6 +176,21 @@ def test_last_line_and_slot_values_across_many_blocks(tmp_path):
         assert values == [(7, ("db-1",)), (20_003, ("db-0",))]
 
 
+def test_a_folder_is_one_table_with_each_line_in_its_file(tmp_path):
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    lines = _sshd_log(tmp_path).read_text().splitlines()
+    (folder / "a.log").write_text("\n".join(lines[:100]) + "\n")
+    (folder / "b.log").write_text("\n".join(lines[100:]) + "\n")
+    out = json.loads(rlm("templates", str(folder), "--json").stdout)
+    assert out["paths"] == ["a.log", "b.log"] and out["lines"] == 181
+    fatal = _by_template(out)["fatal: Write failed: Connection reset by peer"]
+    assert fatal["first_line"] == 181 and fatal["first"] == {"path": "b.log", "line": 81}
+    invalid = _by_template(out)["Invalid user <*> from <*>"]
+    assert invalid["first"] == {"path": "a.log", "line": 1}
+    assert invalid["last"] == {"path": "b.log", "line": 178 - 100}
+
+
 def test_bad_input_is_one_line_and_exit_2(tmp_path):
     r = rlm("templates", str(tmp_path / "nope.log"))
     assert r.returncode == 2 and "Traceback" not in r.stderr
