@@ -20,7 +20,7 @@ from rlm.corpus.counter import BlockReader, TemplateCounter, count_source, read_
 from rlm.corpus.header import message_start
 from rlm.corpus.mask import mask_block
 from rlm.corpus.miner import VAR, Event, mine
-from rlm.corpus.severity import lexicon_words, severity_name
+from rlm.corpus.severity import lexicon_words, severity, severity_name
 from rlm.corpus.timeparse import parser_for, text_reader_for
 
 KEEP = 20  # example line numbers kept per event kind
@@ -137,8 +137,13 @@ def _kind(ev: Event, tid: int, counts: dict[bytes, list]) -> EventKind:
     comps = sorted(ev.components.items(), key=lambda kv: -kv[1])
     level = max(ev.levels.items(), key=lambda kv: kv[1])[0] if ev.levels else None
     text = ev.text()
+    rank = ev.rank
+    if rank is None:  # a level the header scan does not read: `<3>`, JSON's "level": "error"
+        ranks = [r for s in ev.shapes[:8] if (r := severity(s.decode("utf-8", "replace")))
+                 is not None]
+        rank = min(ranks) if ranks else None
     return EventKind(tid, text, ev.count, lines[0] if lines else 0, lines[-1] if lines else 0,
-                     rank=ev.rank, level=level, failure_words=lexicon_words(text),
+                     rank=rank, level=level, failure_words=lexicon_words(text),
                      components=comps, examples=lines[:KEEP], shapes=ev.shapes,
                      slots=text.count(VAR))
 
