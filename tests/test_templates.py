@@ -36,18 +36,18 @@ def masked(line: str) -> str:
      "mod_jk child", "error", None),
     ("081109 203615 148 INFO dfs.DataNode$PacketResponder: PacketResponder 1 for block blk_1",
      "PacketResponder 1", "INFO", "dfs.DataNode$PacketResponder:"),
-    ("- 1117838570 2005.06.03 R02-M1-N0-C:J12-U11 2005-06-03-15.42.50.675872 R02-M1-N0-C:J12-U11"
-     " RAS KERNEL FATAL data TLB error interrupt", "data TLB", "FATAL", "RAS KERNEL"),
+    (("- 1117838570 2005.06.03 R02-M1-N0-C:J12-U11 2005-06-03-15.42.50.675872 R02-M1-N0-C:J12-U11"
+     " RAS KERNEL FATAL data TLB error interrupt"), "data TLB", "FATAL", "RAS KERNEL"),
     ("03-17 16:13:38.811  1702  2395 E WindowManager: Failure taking screenshot",
      "Failure taking", "E", "WindowManager:"),
-    ("2015-07-29 17:41:44,747 - WARN  [QuorumPeer[myid=1]/0:0:0:0:0:0:0:0:2181:Learner@233] - "
-     "Exception when following the leader", "Exception when", "WARN", None),
+    (("2015-07-29 17:41:44,747 - WARN  [QuorumPeer[myid=1]/0:0:0:0:0:0:0:0:2181:Learner@233] - "
+     "Exception when following the leader"), "Exception when", "WARN", None),
     ("2016-09-28 04:30:30, Info                  CBS    Loaded Servicing Stack v6.1",
      "CBS    Loaded", "Info", None),
     ("[10.30 16:49:06] chrome.exe - proxy.example.org:5070 open through proxy", "proxy.example",
      None, "chrome.exe"),
-    ("2015-10-18 18:01:47,978 INFO [RMCommunicator Allocator] org.apache.hadoop.Client: "
-     "Address change detected", "Address change", "INFO", "org.apache.hadoop.Client:"),
+    (("2015-10-18 18:01:47,978 INFO [RMCommunicator Allocator] org.apache.hadoop.Client: "
+     "Address change detected"), "Address change", "INFO", "org.apache.hadoop.Client:"),
 ])
 def test_header_is_parsed_apart_in_common_formats(line, message, level, component):
     head = split_header(masked(line))

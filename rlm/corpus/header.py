@@ -15,8 +15,8 @@ level and thread do not: they vary within one event.
 from __future__ import annotations
 
 import re
-from itertools import islice
 from dataclasses import dataclass
+from itertools import islice
 
 LEVELS = {
     "EMERG": 0, "EMERGENCY": 0, "PANIC": 0, "FATAL": 0, "ALERT": 1, "CRIT": 2, "CRITICAL": 2,

@@ -10,7 +10,6 @@ LogSet (rlm.corpus.logset.where maps them to a file and its own line).
 from __future__ import annotations
 
 import copy
-import re
 from array import array
 from collections import defaultdict
 from collections.abc import Iterator
@@ -186,13 +185,15 @@ def _last_sightings(src, tc: TemplateCounter, kinds: list[EventKind]) -> None:
         return  # no per-block record: the last kept example stands
     by_block: dict[int, list[EventKind]] = defaultdict(list)
     for k in kinds:
-        by_block[max(tc.series[s][0][-1] for s in k.shapes if s in tc.series)].append(k)
+        bid = max((tc.series[s][0][-1] for s in k.shapes if s in tc.series), default=None)
+        if bid is not None:
+            by_block[bid].append(k)
     reader = BlockReader(_paths(src), tc, max_blocks=0)
-    for bid, kinds in by_block.items():
+    for bid, in_block in by_block.items():
         rows = reader.masked_rows(bid)
         last = {r: i for i, r in enumerate(rows)}  # each shape's last row in the block
         base = tc.block_line[bid]
-        for k in kinds:
+        for k in in_block:
             at = max((last[s] for s in k.shapes if s in last), default=None)
             if at is not None:
                 k.last_line = max(k.last_line, base + at + 1)

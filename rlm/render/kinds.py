@@ -29,8 +29,8 @@ def kinds_markdown(rows: list[KindRow], shown: int = SHOWN) -> str:
     time, where, example lines), and how many are shown."""
     if not rows:
         return ""
-    lines = [f"Event kinds picked by code, ranked ({len(rows[:shown])} of {len(rows)} shown; "
-             f"{n_(sum(r.kind.count for r in rows), 'line')} in all):", "",
+    lines = [(f"Event kinds picked by code, ranked ({len(rows[:shown])} of {len(rows)} shown; "
+              f"{n_(sum(r.kind.count for r in rows), 'line')} in all):"), "",
              "| # | event (variables as <*>) | severity | count | first – last | where | examples |",
              "|---|---|---|---|---|---|---|"]
     for i, row in enumerate(rows[:shown], 1):
