@@ -79,6 +79,16 @@ def test_lines_that_report_a_failure_skip_register_dumps_and_corrected_errors(tm
         "data TLB error interrupt"]
 
 
+def test_where_names_the_node_with_exact_counts(tmp_path):
+    log, lines = _bgl(tmp_path)
+    log.write_text("".join(x.replace("R02-M1-N0-C:J12-U11", "R30-M0-N9-C:J16-U01") + "\n"
+                           if "TLB error" in x else x + "\n" for x in lines))
+    rep = ask(log)
+    row = next(r for r in rep["answer"].splitlines() if "`data TLB error interrupt`" in r)
+    tlb = sum(1 for x in lines if "TLB error" in x)
+    assert f"| FATAL | {tlb} |" in row and f"R30-M0-N9-C:J16-U01 ({tlb})" in row
+
+
 def test_stories_are_never_keyed_on_a_constant_like_ssh2(tmp_path):
     lines = []
     for i in range(1200):

@@ -36,7 +36,9 @@ def kinds_markdown(rows: list[KindRow], shown: int = SHOWN) -> str:
     for i, row in enumerate(rows[:shown], 1):
         k = row.kind
         tpl = k.template if len(k.template) <= TEMPLATE_CHARS else k.template[:TEMPLATE_CHARS] + "…"
-        where = ", ".join(f"{_cell(c)} ({n})" for c, n in k.components[:3]) or "-"
+        where = ", ".join(f"{_cell(c)} ({n})" for c, n in (row.hosts or k.components)[:3]) or "-"
+        if row.hosts and len(row.hosts) > 3:
+            where += f", {len(row.hosts) - 3} more"
         ex = ", ".join(f"{p}:{n}" for p, n, _ in row.examples[:3])
         lines.append(f"| {i} | `{_cell(tpl)}` | {_cell(row.severity)} | {k.count:,} | "
                      f"{_cell(_when(row))} | {where} | {ex} |")
