@@ -113,7 +113,9 @@ def rank_kinds(prof, src, examples: int = 3, hosts_for: int = 12) -> list[KindRo
             rows[k.id] = KindRow(k, severity_label(k), True, ["failure"],
                                  ["reports a failure: " + severity_label(k)])
     out = sorted(rows.values(), key=_order)
-    if prof.table is not None and src.size <= HOSTS_MAX_BYTES:
+    whole = prof.table is not None and prof.table.counter is not None \
+        and prof.table.counter.counted is None  # not a time window's lines
+    if whole and src.size <= HOSTS_MAX_BYTES:
         count_hosts(src, prof.table, out[:hosts_for])
     for row in out:
         for ln in row.kind.examples[:examples]:
