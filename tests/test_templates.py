@@ -198,3 +198,22 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path):
     log = _sshd_log(tmp_path)
     r = rlm("templates", str(log), "--assign", str(tmp_path / "no-such-dir" / "ids.txt"))
     assert r.returncode == 2 and "cannot write" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_table_for_gives_kind_rows_and_every_line_of_chosen_rows(tmp_path):
+    """The matcher's interface (rlm.strategies.counting): rows commonest first, then every
+    line of the chosen kinds in file order, within a window's ranges when given."""
+    from rlm.corpus.templates import table_for
+
+    log = _sshd_log(tmp_path)
+    with TextSource.open(str(log)) as src:
+        t = table_for(src)
+        rows = [r for r in t.rows if r.text.startswith("Failed password")]
+        assert [r.count for r in rows] == [60]
+        got = list(t.lines_of(rows))
+        assert [n for n, _, _ in got] == list(range(2, 180, 3))
+        assert all("Failed password" in text for _, text, _ in got)
+        window = table_for(src, [(10, 30)])
+        rows = [r for r in window.rows if r.text.startswith("Failed password")]
+        assert sum(r.count for r in rows) == 7
+        assert [n for n, _, _ in window.lines_of(rows)] == list(range(11, 30, 3))

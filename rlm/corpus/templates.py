@@ -238,3 +238,51 @@ def _times(src, lines: int, kinds: list[EventKind]) -> None:
             k.first_time, k.last_time = parse(first), parse(last)
             if k.first_time is not None:
                 k.first_seen, k.last_seen = text(first), text(last)
+
+
+# -- the interface a log question is matched through (rlm.strategies.counting) -----------------
+@dataclass
+class Row:
+    id: str  # "t<kind id>"
+    text: str  # the template in words, variables as <*> (the message, the header apart)
+    count: int
+    first_line: int
+    key: int  # the kind id (how lines_of recognises its lines)
+
+
+class KindTable:
+    """The event kinds of one file, or of its lines in `ranges` (a time window), as rows to
+    match a question against (commonest first), and every line of chosen rows."""
+
+    def __init__(self, src, ranges: list[tuple[int, int]] | None = None):
+        self.src, self.ranges = src, ranges
+        self.table = build_table(src, line_ranges=ranges, exact_last=False)
+        self.rows = sorted((Row(f"t{k.id}", k.template, k.count, k.first_line, k.id)
+                            for k in self.table.templates), key=lambda r: (-r.count, r.first_line))
+        self.overflow = self.table.overflow
+
+    def lines_of(self, rows: list[Row]) -> Iterator[tuple[int, str, Row]]:
+        """(line number, text, row) of every line of these rows' kinds, in file order."""
+        by_id = {r.key: r for r in rows}
+        src, of = self.src, self.table.of_shape
+        for first, last in self.ranges or [(1, src.line_count)]:
+            if last < first:
+                continue
+            a = src.offsets[first - 1]
+            b = src.offsets[last] if last < src.line_count else src.size
+            ln = first
+            for _, block in read_blocks(src.path, a, b):
+                raw = block.split(b"\n")
+                masked = mask_block(block).split(b"\n")
+                if block.endswith(b"\n"):
+                    raw.pop()
+                    masked.pop()
+                for i, m in enumerate(masked):
+                    row = by_id.get(of.get(m, 0))
+                    if row is not None:
+                        yield ln + i, raw[i].decode("utf-8", "replace").rstrip("\r"), row
+                ln += len(masked)
+
+
+def table_for(src, ranges: list[tuple[int, int]] | None = None) -> KindTable:
+    return KindTable(src, ranges)
