@@ -49,6 +49,11 @@ def test_a_common_warning_with_failure_words_leads_the_kinds_table(tmp_path):
     assert "dfs.DataNode$DataXceiver: (" + str(warns) + ")" in rows[0]
     assert f"{log}:" in rows[0]  # example lines cited with path:line
     assert "replicate" in table  # the rare kind is a row too
+    first = rep["event_kinds"][0]  # the same rows as data in the JSON report
+    assert first["count"] == warns and first["severity"] == "WARN" and first["failure"]
+    assert first["template"].endswith("exception while serving <*> to <*>")
+    assert first["examples"][0]["path"] == str(log) and first["examples"][0]["line"] > 0
+    assert first["where"] == [["dfs.DataNode$DataXceiver:", warns]]  # no host in HDFS headers
 
 
 def _bgl(tmp_path):

@@ -74,8 +74,9 @@ class KindRow:
         return {"id": k.id, "template": k.template, "severity": self.severity,
                 "failure": self.failure, "count": k.count, "first_line": k.first_line,
                 "last_line": k.last_line, "first_seen": k.first_seen, "last_seen": k.last_seen,
-                "where": [[c, n] for c, n in k.components[:3]],
-                "hosts": [[h, n] for h, n in self.hosts[:3]], "rules": self.rules,
+                "where": [[w, n] for w, n in (self.hosts or k.components)[:3]],
+                "hosts": [[h, n] for h, n in self.hosts[:3]],
+                "components": [[c, n] for c, n in k.components[:3]], "rules": self.rules,
                 "examples": [{"path": p, "line": n, "text": t} for p, n, t in self.examples]}
 
 
