@@ -29,7 +29,7 @@ import tomllib
 from pathlib import Path
 
 from evals.audit_checks import check
-from rlm.audit.analyzed import promoted
+from rlm.repo.audit.analyzed import promoted
 from rlm.codeview import severity
 from rlm.codeview.shapes import AnalyzerFinding
 from rlm.codeview.tools import ruff_binary
