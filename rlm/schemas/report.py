@@ -144,3 +144,5 @@ class Report(BaseModel):
     dry_run: bool = False
     redaction: RedactionInfo = Field(default_factory=RedactionInfo)
     aggregate: dict | None = None  # counting questions: counts and the items behind each number
+    # "anomalies?" (profile): the ranked event kinds, rlm.corpus.anomalies.KindRow.as_dict()
+    event_kinds: list[dict] = Field(default_factory=list)
