@@ -128,3 +128,22 @@ def test_sampled_line_index_equals_a_full_one(tail):
     assert [idx[i] for i in range(len(full))] == list(full)
     assert all(idx.bisect_right(o) == bisect_right(full, o) for o in range(0, len(data) + 1, 5))
     assert len(idx._samples) == -(-len(full) // STEP)  # one offset per STEP lines, no more
+
+
+def test_a_failed_piece_of_a_long_line_names_its_bytes(tmp_path, fake_server):
+    p = tmp_path / "one-line.txt"
+    words = [f"w{i:06d}" for i in range(60000)]  # one line of 480 KB: cut into pieces by bytes
+    p.write_text(" ".join(words) + "\n")
+    fake_server.on("MapResult", lambda req, text: {"findings": []})
+    fake_server.fault("w030000 ", "500")  # the piece holding the middle word fails
+    r = rlm("ask", str(p), "which words are odd?", "--strategy", "fanout", "--model", "fake",
+            "--base-url", fake_server.url, "--json")
+    assert r.returncode == 3, r.stderr[-500:]
+    rep = json.loads(r.stdout)
+    failed = rep["coverage"]["chunks_failed"]
+    assert len(failed) == 1
+    f = failed[0]
+    assert (f["line_start"], f["line_end"]) == (1, 1)
+    middle = (" ".join(words[:30000]) + " ").encode()
+    assert f["byte_start"] <= len(middle) < f["byte_end"] <= p.stat().st_size
+    assert f"{f['path']}:1-1 bytes {f['byte_start']}-{f['byte_end']}" in rep["coverage"]["statement"]
