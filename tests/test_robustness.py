@@ -147,3 +147,16 @@ def test_a_failed_piece_of_a_long_line_names_its_bytes(tmp_path, fake_server):
     middle = (" ".join(words[:30000]) + " ").encode()
     assert f["byte_start"] <= len(middle) < f["byte_end"] <= p.stat().st_size
     assert f"{f['path']}:1-1 bytes {f['byte_start']}-{f['byte_end']}" in rep["coverage"]["statement"]
+
+
+def test_a_question_longer_than_the_window_is_refused_before_any_call(tmp_path, fake_server):
+    p = tmp_path / "notes.txt"
+    p.write_text("alpha\nbeta\n" * 50)
+    question = "why " + "so very long " * 3000 + "?"  # ~39k characters, ~10k tokens
+    r = rlm("ask", str(p), question, "--model", "fake", "--base-url", fake_server.url)
+    msg = one_line_error(r)
+    assert f"({len(question):,} characters)" in msg and "shorten the question" in msg
+    assert not [q for q in fake_server.requests if q["path"].endswith("/chat/completions")]
+    # the same question with no model is answered by code (no call carries it)
+    r = rlm("ask", str(p), question, "--model", "none")
+    assert r.returncode in (0, 3) and "Traceback" not in r.stderr
