@@ -142,6 +142,17 @@ class RoundInfo(BaseModel):
     new: int = 0
 
 
+class LinkCounts(BaseModel):
+    """Test -> definition links written by code (rlm.repo.links): verified (code resolved the
+    call through imports and types), inferred (named like package definitions, not resolved; each
+    keeps its reason), rejected (named like one, but code showed a builtin, a name from outside
+    the repository or the test's own helper runs)."""
+
+    verified: int = 0
+    inferred: int = 0
+    rejected: int = 0
+
+
 class AuditInfo(BaseModel):
     lenses: list[str]
     modules: list[ModuleInfo] = Field(default_factory=list)
@@ -150,6 +161,7 @@ class AuditInfo(BaseModel):
                      "no_model"] = "no_progress"
     stop_reason: str = ""
     evidence: EvidenceCounts = Field(default_factory=EvidenceCounts)
+    links: LinkCounts = Field(default_factory=LinkCounts)
 
 
 class AuditReport(Report):
@@ -198,3 +210,4 @@ class MineReport(Report):
     reduce: ReduceInfo | None = None  # type: ignore[assignment]  # mine runs no reduce
     questions: list[QuestionResult] = Field(default_factory=list)
     files: FileCoverage = Field(default_factory=FileCoverage)
+    links: LinkCounts = Field(default_factory=LinkCounts)

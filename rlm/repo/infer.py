@@ -228,8 +228,10 @@ class Evaluator:
             if not f.instance and f.type_name in _RETURNS:
                 return Builtin(_RETURNS[f.type_name])
             return Unknown(f"the result of `{f.spelled()}`")
-        if isinstance(f, External):
-            return External(f"{f.dotted}()")
+        if isinstance(f, External):  # a class by its spelling makes an object of that class;
+            last = f.dotted.rsplit(".", 1)[-1]  # a function's result could be anything
+            return External(f"{f.dotted}()") if last[:1].isupper() else Unknown(
+                f"the result of `{f.dotted}`, from outside the repository")
         return f if isinstance(f, Unknown) else Unknown(f"the result of `{ast.unparse(e.func)[:40]}`")
 
     def returned(self, d: Def):

@@ -160,6 +160,9 @@ class _FunctionScope:
             return Instance(v) if isinstance(v, ClassInfo) else Unknown(
                 f"annotated `{ast.unparse(x)[:40]}`")
         if kind == "enter":
+            made = self._yielded(ev, x)
+            if made is not None:
+                return made
             ctx = ev.value(x)
             if isinstance(ctx, Instance):
                 if ctx.cls.enter_returns_self:
@@ -170,6 +173,27 @@ class _FunctionScope:
             return Unknown(f"`with {ast.unparse(x)[:40]} as ...`: what __enter__ returns is "
                            "not known")
         return ev.value(x)
+
+    def _yielded(self, ev: Evaluator, x: ast.expr):
+        """`with f() as v` where f is a @contextmanager annotated `-> Iterator[X]`: v is an X."""
+        if not isinstance(x, ast.Call):
+            return None
+        f = ev.value(x.func)
+        d = f.d if isinstance(f, Method) else f if isinstance(f, Def) else None
+        m = self.index.modules.get(d.module) if d else None
+        if d is None or m is None:
+            return None
+        if d.kind == "method":
+            cls_name, name = d.qualname.split(".", 1)
+            c = m.classes.get(cls_name)
+            ann = c.returns.get(name) if c and name in c.context_managers else None
+        else:
+            ann = m.returns.get(d.name) if d.name in m.context_managers else None
+        if not isinstance(ann, ast.Subscript):
+            return None
+        first = ann.slice.elts[0] if isinstance(ann.slice, ast.Tuple) else ann.slice
+        v = Evaluator(ModuleScope(self.index, m)).value(unwrap_optional(first))
+        return Instance(v) if isinstance(v, ClassInfo) else None
 
 
 def _call_name(func: ast.expr) -> str:
@@ -187,10 +211,13 @@ class LinkResolver:
     def __init__(self, index: PackageIndex, package_paths: set[str]):
         self.index, self.package_paths = index, package_paths
 
-    def _named(self, name: str) -> list[Def]:
+    def _named(self, name: str, bare: bool = False) -> list[Def]:
+        """Package definitions spelled `name`; for a bare call (`split(x)`), only functions and
+        classes: a method is never called by its bare name."""
         if not name or (name.startswith("__") and name.endswith("__")):
             return []
-        return [d for d in self.index.names.get(name, []) if d.path in self.package_paths]
+        return [d for d in self.index.names.get(name, []) if d.path in self.package_paths
+                and not (bare and d.kind == "method")]
 
     def test_links(self, rel: str, tree: ast.Module) -> list[TestLinks]:
         m = self.index.by_path.get(rel)
@@ -247,8 +274,8 @@ class LinkResolver:
                 how = v.via if isinstance(v, Method) else "through the module's imports"
                 return link("verified", target, f"`{text}` resolves to `{target.qualname}` ({how})")
             return link("rejected", None, f"`{text}` is `{target.qualname}` in {target.path}, "
-                        "not a package definition") if self._named(name) else None
-        named = self._named(name)
+                        "not a package definition") if self._named(name, isinstance(func, ast.Name)) else None
+        named = self._named(name, bare=isinstance(func, ast.Name))
         if not named:
             return None
         if isinstance(v, Unknown):

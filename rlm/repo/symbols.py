@@ -54,6 +54,7 @@ class ClassInfo:
     methods: dict[str, Def] = field(default_factory=dict)
     returns: dict[str, ast.expr] = field(default_factory=dict)  # method -> return annotation
     enter_returns_self: bool = False
+    context_managers: set[str] = field(default_factory=set)  # @contextmanager methods
 
 
 @dataclass
@@ -66,6 +67,7 @@ class ModuleInfo:
     classes: dict[str, ClassInfo] = field(default_factory=dict)
     imports: dict[str, tuple[str, str | None]] = field(default_factory=dict)  # alias -> (mod, name)
     star_from: list[str] = field(default_factory=list)
+    context_managers: set[str] = field(default_factory=set)  # @contextmanager functions
 
 
 def module_name(rel: str, root_package: str = "") -> tuple[str, bool]:
@@ -80,6 +82,11 @@ def module_name(rel: str, root_package: str = "") -> tuple[str, bool]:
     if root_package:
         parts = [root_package, *parts]
     return ".".join(p for p in parts if p), is_pkg
+
+
+def _is_context_manager(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    return any(ast.unparse(d).rsplit(".", 1)[-1] in ("contextmanager", "asynccontextmanager")
+               for d in fn.decorator_list)
 
 
 def _returns_self(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
@@ -110,6 +117,8 @@ class PackageIndex:
             m.functions[node.name] = self._def(m, node.name, node.lineno, "function", index_defs)
             if node.returns is not None:
                 m.returns[node.name] = node.returns
+            if _is_context_manager(node):
+                m.context_managers.add(node.name)
         elif isinstance(node, ast.ClassDef):
             c = ClassInfo(self._def(m, node.name, node.lineno, "class", index_defs), node.bases)
             for sub in node.body:
@@ -118,6 +127,8 @@ class PackageIndex:
                                                     "method", index_defs)
                     if sub.returns is not None:
                         c.returns[sub.name] = sub.returns
+                    if _is_context_manager(sub):
+                        c.context_managers.add(sub.name)
                     if sub.name in ("__enter__", "__aenter__"):
                         c.enter_returns_self = _returns_self(sub)
             m.classes[node.name] = c
