@@ -183,6 +183,11 @@ class Fact(BaseModel):
     confidence: Literal["verified", "inferred"]
     basis: Literal["code", "docs", "names"] = "code"
     note: str = ""
+    # code's canonical answer (rlm.mine.codefacts): the file a behaviour lives in (rows are
+    # grouped by it), the resolved definition ("path:line") and the test that pins it
+    module: str = ""
+    definition: str = ""
+    test: str = ""
 
 
 class QuestionResult(BaseModel):

@@ -39,6 +39,7 @@ from rlm.repo.claim_support import support
 from rlm.repo.corpus import RepoCorpus
 from rlm.repo.ledger import ReadTracker, done_event
 from rlm.repo.summary import summarize_questions
+from rlm.repo_facts import repo_facts
 from rlm.run.events import Gate, Plan, to_sink
 from rlm.run.ledger import failed_parts, ranges_of
 from rlm.run.outcomes import Status
@@ -84,15 +85,18 @@ class _Mine:
         self.weak = is_weak_model(model) if opts.weak_model is None else bool(opts.weak_model)
         self.dropped = 0
         self.code_only = is_code_only(model)
+        self.links: dict[str, int] = {}  # test links by status, for the canonical question
         self.summary_notes: list[str] = []  # --summary's cuts and failures, for the statement
 
     def plan(self) -> Estimate:
         scoper = Scoper(self.c)
-        canon = (canonical_facts(self.c, self.stats) if any(map(is_canonical, self.qs))
-                 else [])
+        rf = repo_facts(self.c.root) if any(map(is_canonical, self.qs)) else None
+        canon, unresolved = canonical_facts(self.c, self.stats, rf) if rf else ([], [])
+        self.links = rf.link_counts() if rf else {}
         for qi, q in enumerate(self.qs):
             if is_canonical(q):  # code's facts first; a model's picks only add to them
                 self.results[qi].verified.extend(canon)
+                self.results[qi].inferred.extend(unresolved)
             if self.code_only:
                 self.scopes.append(Scope(q, []))
                 self.ranked_only(self.results[qi])
