@@ -50,10 +50,13 @@ def test_fixture_links_match_the_answer_key_exactly(tmp_path):
     hidden = key_links(key, resolvable=False)
     assert hidden and not hidden & verified
     by_name = {t.name: t for t in tests}
-    inferred = by_name["test_fixture_store"].of("inferred")
-    assert [x.call for x in inferred] == ["store.get"]
-    assert "`store` is a parameter" in inferred[0].reason
-    assert "shelf/stores.py:25" in [c.where for c in inferred[0].candidates]
+    inferred = by_name["test_parametrized_reader"].of("inferred")
+    assert [x.call for x in inferred] == ["source.read"]
+    assert "`source` is a parametrized argument" in inferred[0].reason
+    assert "shelf/net.py:9" in [c.where for c in inferred[0].candidates]
+    # the fixture made in conftest.py is followed to what it returns
+    fixture = by_name["test_fixture_store"].of("verified")
+    assert [(x.call, x.target.qualname) for x in fixture] == [("store.get", "MemoryStore.get")]
 
 
 def test_builtin_methods_and_test_helpers_are_rejected_not_linked(tmp_path):
@@ -131,7 +134,7 @@ def test_mine_and_audit_on_the_fixture_through_the_cli(tmp_path):
     r = rlm("mine", str(root), CANONICAL, "--model", "none", "--json")
     assert r.returncode == 0, r.stderr
     rep = json.loads(r.stdout)
-    assert rep["links"] == {"verified": 22, "inferred": 2, "rejected": 5}
+    assert rep["links"] == {"verified": 23, "inferred": 2, "rejected": 5}
     q = rep["questions"][0]
     pinned = {(f["test"].rsplit("::", 1)[1], f["definition"]) for f in q["verified"] if f["test"]}
     expected = {(e["test"], f"{t.split(':')[0]}:{def_line(root, t)}") for e in key["links"]
@@ -141,7 +144,7 @@ def test_mine_and_audit_on_the_fixture_through_the_cli(tmp_path):
     md = rlm("mine", str(root), CANONICAL, "--model", "none")
     assert "### `shelf/stores.py`" in md.stdout
     assert "`FileReader.read` (" in md.stdout and "pinned by 2 test call(s)" in md.stdout
-    assert "Test links: 22 verified, 2 inferred, 5 rejected" in md.stdout
+    assert "Test links: 23 verified, 2 inferred, 5 rejected" in md.stdout
     audit = json.loads(rlm("audit", str(root), "--model", "none", "--json").stdout)
     assert audit["audit"]["links"] == rep["links"]
     unverified = [f for f in audit["findings"] if f["label"] == "test_inferred"]

@@ -30,10 +30,9 @@ from rlm.repo.infer import (
     ModuleScope,
     Super,
     Unknown,
-    agree,
-    unwrap_optional,
 )
-from rlm.repo.symbols import ClassInfo, Def, External, ModuleInfo, PackageIndex
+from rlm.repo.scopes import Fixtures, FunctionScope
+from rlm.repo.symbols import ClassInfo, Def, External, PackageIndex
 
 MAX_CANDIDATES = 3
 
@@ -48,6 +47,7 @@ class Link:
     target: Def | None = None
     candidates: list[Def] = field(default_factory=list)
     reason: str = ""
+    name_at: tuple[int, int] = (0, 0)  # line and column of the called name (for other tools)
 
     def as_dict(self) -> dict:
         return {"test": self.test, "path": self.path, "line": self.line, "call": self.call,
@@ -68,134 +68,6 @@ class TestLinks:
         return [x for x in self.links if x.status == status]
 
 
-class _FunctionScope:
-    """Names bound inside one function (and anything nested in it), then the module's."""
-
-    def __init__(self, outer: ModuleScope, fn: ast.FunctionDef | ast.AsyncFunctionDef,
-                 self_cls: ClassInfo | None):
-        self.index, self.outer, self.self_cls = outer.index, outer, self_cls
-        self.bindings: dict[str, list] = {}
-        self._busy: set[str] = set()
-        self._collect(fn)
-
-    def _bind(self, name: str, how) -> None:
-        self.bindings.setdefault(name, []).append(how)
-
-    def _collect(self, fn) -> None:
-        args = fn.args
-        for i, a in enumerate([*args.posonlyargs, *args.args]):
-            if i == 0 and self.self_cls is not None and a.arg in ("self", "cls"):
-                self._bind(a.arg, ("value", Instance(self.self_cls)))
-            else:
-                self._bind(a.arg, ("ann", a.annotation) if a.annotation is not None else
-                           ("value", Unknown(f"`{a.arg}` is a parameter (a pytest fixture or an "
-                                             "argument): its type is not in the code")))
-        for a in [*args.kwonlyargs, *(x for x in (args.vararg, args.kwarg) if x)]:
-            self._bind(a.arg, ("value", Unknown(f"`{a.arg}` is a parameter")))
-        for node in ast.walk(fn):
-            self._collect_node(node, fn)
-
-    def _collect_node(self, node: ast.AST, fn) -> None:
-        if isinstance(node, ast.Assign):
-            for t in node.targets:
-                self._target(t, ("expr", node.value))
-        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-            self._bind(node.target.id, ("ann", node.annotation))
-        elif isinstance(node, (ast.AugAssign, ast.For, ast.AsyncFor, ast.comprehension)):
-            self._target(node.target, ("value", Unknown("a loop or augmented variable")))
-        elif isinstance(node, ast.NamedExpr):
-            self._target(node.target, ("expr", node.value))
-        elif isinstance(node, (ast.With, ast.AsyncWith)):
-            for item in node.items:
-                if item.optional_vars is not None:
-                    self._target(item.optional_vars, ("enter", item.context_expr))
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            self._bind(node.name, ("value", Unknown("an exception caught")))
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node is not fn:
-            self._bind(node.name, ("value", Local(node.name)))
-            if not isinstance(node, ast.ClassDef):
-                for a in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]:
-                    self._bind(a.arg, ("value", Unknown(f"`{a.arg}` is a nested parameter")))
-        elif isinstance(node, ast.Lambda):
-            for a in node.args.args:
-                self._bind(a.arg, ("value", Unknown(f"`{a.arg}` is a lambda parameter")))
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            scratch = ModuleInfo(self.outer.m.name, self.outer.m.path, self.outer.m.is_package)
-            self.index._top(scratch, node, index_defs=False)
-            for alias, target in scratch.imports.items():
-                self._bind(alias, ("import", target))
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            for n in node.names:
-                self._bind(n, ("value", Unknown(f"`{n}` is declared global")))
-
-    def _target(self, t: ast.expr, how) -> None:
-        if isinstance(t, ast.Name):
-            self._bind(t.id, how)
-        elif isinstance(t, (ast.Tuple, ast.List)):
-            for e in t.elts:
-                self._target(e.value if isinstance(e, ast.Starred) else e,
-                             ("value", Unknown("unpacked from a tuple")))
-
-    def lookup(self, name: str):
-        if name not in self.bindings:
-            return self.outer.lookup(name)
-        if name in self._busy:
-            return Unknown(f"`{name}` is defined from itself")
-        self._busy.add(name)
-        try:
-            return agree([self._value(how) for how in self.bindings[name]], name)
-        finally:
-            self._busy.discard(name)
-
-    def _value(self, how):
-        kind, x = how
-        ev = Evaluator(self, self.self_cls)
-        if kind == "value":
-            return x
-        if kind == "import":
-            got = self.index.imported(*x)
-            return got if got is not None else Unknown("an import code could not follow")
-        if kind == "ann":
-            v = ev.value(unwrap_optional(x))
-            return Instance(v) if isinstance(v, ClassInfo) else Unknown(
-                f"annotated `{ast.unparse(x)[:40]}`")
-        if kind == "enter":
-            made = self._yielded(ev, x)
-            if made is not None:
-                return made
-            ctx = ev.value(x)
-            if isinstance(ctx, Instance):
-                if ctx.cls.enter_returns_self:
-                    return ctx
-                enter = ev.method(ctx.cls, "__enter__", "")
-                if isinstance(enter, Method):
-                    return ev.returned(enter.d)
-            return Unknown(f"`with {ast.unparse(x)[:40]} as ...`: what __enter__ returns is "
-                           "not known")
-        return ev.value(x)
-
-    def _yielded(self, ev: Evaluator, x: ast.expr):
-        """`with f() as v` where f is a @contextmanager annotated `-> Iterator[X]`: v is an X."""
-        if not isinstance(x, ast.Call):
-            return None
-        f = ev.value(x.func)
-        d = f.d if isinstance(f, Method) else f if isinstance(f, Def) else None
-        m = self.index.modules.get(d.module) if d else None
-        if d is None or m is None:
-            return None
-        if d.kind == "method":
-            cls_name, name = d.qualname.split(".", 1)
-            c = m.classes.get(cls_name)
-            ann = c.returns.get(name) if c and name in c.context_managers else None
-        else:
-            ann = m.returns.get(d.name) if d.name in m.context_managers else None
-        if not isinstance(ann, ast.Subscript):
-            return None
-        first = ann.slice.elts[0] if isinstance(ann.slice, ast.Tuple) else ann.slice
-        v = Evaluator(ModuleScope(self.index, m)).value(unwrap_optional(first))
-        return Instance(v) if isinstance(v, ClassInfo) else None
-
-
 def _call_name(func: ast.expr) -> str:
     if isinstance(func, ast.Name):
         return func.id
@@ -208,8 +80,9 @@ class LinkResolver:
     """Resolve the calls of test functions against a PackageIndex; ``package_paths`` are the
     files whose definitions a link may point to (not tests)."""
 
-    def __init__(self, index: PackageIndex, package_paths: set[str]):
-        self.index, self.package_paths = index, package_paths
+    def __init__(self, index: PackageIndex, package_paths: set[str],
+                 fixtures: Fixtures | None = None):
+        self.index, self.package_paths, self.fixtures = index, package_paths, fixtures
 
     def _named(self, name: str, bare: bool = False) -> list[Def]:
         """Package definitions spelled `name`; for a bare call (`split(x)`), only functions and
@@ -242,11 +115,11 @@ class LinkResolver:
         return out
 
     def _test(self, rel: str, outer: ModuleScope, fn, cls: ClassInfo | None, name: str) -> TestLinks:
-        scope = _FunctionScope(outer, fn, cls)
+        scope = FunctionScope(outer, fn, cls, self.fixtures)
         ev = Evaluator(scope, cls)
         tl = TestLinks(name, rel, fn.lineno, fn.end_lineno or fn.lineno)
         seen: set[tuple] = set()
-        for node in ast.walk(fn):
+        for node in (n for stmt in fn.body for n in ast.walk(stmt)):  # the body, not decorators
             if not isinstance(node, ast.Call):
                 continue
             link = self.classify(ev, node.func, rel, name)
@@ -266,7 +139,8 @@ class LinkResolver:
         v = ev.value(func)
 
         def link(status: str, target: Def | None = None, reason: str = "", cands=()) -> Link:
-            return Link(test, rel, func.lineno, text, status, target, list(cands), reason)
+            return Link(test, rel, func.lineno, text, status, target, list(cands), reason,
+                        (func.end_lineno or func.lineno, (func.end_col_offset or 0) - len(name)))
 
         target = v.d if isinstance(v, (Method, ClassInfo)) else v if isinstance(v, Def) else None
         if target is not None:
@@ -308,7 +182,8 @@ def resolve_test_links(trees: dict[str, ast.Module], is_test, root_package: str 
     index = PackageIndex()
     for rel, tree in trees.items():
         index.add(rel, tree, root_package, index_defs=not is_test(rel))
-    resolver = LinkResolver(index, {rel for rel in trees if not is_test(rel)})
+    resolver = LinkResolver(index, {rel for rel in trees if not is_test(rel)},
+                            Fixtures(index, {r: t for r, t in trees.items() if is_test(r)}))
     out: list[TestLinks] = []
     for rel, tree in trees.items():
         if is_test(rel):
