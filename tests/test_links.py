@@ -182,3 +182,41 @@ def test_installed_package_links_point_at_real_definitions(tmp_path):
         first_def = next(i for i, ln in enumerate(src) if ln.lstrip().startswith(("def ", "class ",
                                                                                     "async def ")))
         assert start + first_def == int(line), f["claim"]
+
+
+def test_a_models_link_claim_is_checked_like_codes(fake_server, tmp_path):
+    """With a model, a claim that a test exercises a definition stays verified only when code
+    resolved that call: the same line, named with the wrong class, becomes inferred."""
+    from rlm.mine import MineOptions, mine
+
+    root = tmp_path / "shelf"
+    write_links_repo(root)
+
+    def respond(req, text):
+        rows = [(int(n), p, t) for n, p, t in _candidate_rows(text)]
+        pick = {}
+        for n, p, t in rows:
+            if ".read()" in t and p.startswith("tests/"):
+                pick.setdefault(p, (n, t.strip().split("assert ")[-1].split(" ==")[0]))
+        return {"picks": [{"n": n, "claim": f"`{call}` reads its source with `FileReader.read`"}
+                          for n, call in pick.values()]}
+
+    fake_server.on("PickResult", respond)
+    rep = mine(str(root), ["What does read() return?"],
+               MineOptions(model="fake", base_url=fake_server.url))
+    q = rep.questions[0]
+    assert {f.evidence_path.split(":")[0] for f in q.verified} == {"tests/test_files.py"}
+    wrong = [f for f in q.inferred if f.evidence_path.startswith("tests/test_net.py")]
+    assert wrong and "the claim names `FileReader.read`" in wrong[0].note, q
+    assert "`SocketReader.read`" in wrong[0].note  # what code resolved instead
+
+
+def _candidate_rows(text: str):
+    path = ""
+    for line in text.split("\n"):
+        if line.startswith("== ") and line.endswith(" =="):
+            path = line[3:-3]
+        elif line.startswith("[") and "]" in line:
+            n, _, rest = line[1:].partition("]")
+            if n.isdigit():
+                yield n, path, rest

@@ -37,6 +37,7 @@ from rlm.repo.candidates import (
 )
 from rlm.repo.claim_support import support
 from rlm.repo.corpus import RepoCorpus
+from rlm.repo.link_claims import LinkClaims
 from rlm.repo.ledger import ReadTracker, done_event
 from rlm.repo.summary import summarize_questions
 from rlm.repo_facts import repo_facts
@@ -86,6 +87,7 @@ class _Mine:
         self.dropped = 0
         self.code_only = is_code_only(model)
         self.links: dict[str, int] = {}  # test links by status, for the canonical question
+        self.link_claims = LinkClaims(corpus.root)  # a model's link claims, checked by code
         self.summary_notes: list[str] = []  # --summary's cuts and failures, for the statement
 
     def plan(self) -> Estimate:
@@ -187,9 +189,13 @@ class _Mine:
         sup = support(pk.claim, quote, self.c)
         if basis == "code" and not sup.ok:  # the line is real; the model's claim is not on it
             note = sup.reason()
+        # a claim that a test exercises a definition: code's own resolution decides
+        link_why = self.link_claims.check(pk.claim, ev.path, ev.line_start) if sup.ok else None
+        note = link_why or note
         return Fact(claim=pk.claim.strip() or "(no claim given)", evidence_path=ev.evidence_path,
                     quote=quote[:300], note=note, basis=basis,
-                    confidence="verified" if basis == "code" and sup.ok else "inferred")
+                    confidence="verified" if basis == "code" and sup.ok and not link_why
+                    else "inferred")
 
 
 def keep_fact(r: QuestionResult, fact: Fact) -> None:

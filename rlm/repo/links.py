@@ -175,15 +175,20 @@ class LinkResolver:
         return type(v).__name__.lower()
 
 
+def build_resolver(trees: dict[str, ast.Module], is_test, root_package: str = ""
+                   ) -> LinkResolver:
+    index = PackageIndex()
+    for rel, tree in trees.items():
+        index.add(rel, tree, root_package, index_defs=not is_test(rel))
+    return LinkResolver(index, {rel for rel in trees if not is_test(rel)},
+                        Fixtures(index, {r: t for r, t in trees.items() if is_test(r)}))
+
+
 def resolve_test_links(trees: dict[str, ast.Module], is_test, root_package: str = ""
                        ) -> list[TestLinks]:
     """Index every parsed file (``rel -> tree``), then resolve each test file's tests.
     ``root_package`` names the root when it is itself a package (an installed one)."""
-    index = PackageIndex()
-    for rel, tree in trees.items():
-        index.add(rel, tree, root_package, index_defs=not is_test(rel))
-    resolver = LinkResolver(index, {rel for rel in trees if not is_test(rel)},
-                            Fixtures(index, {r: t for r, t in trees.items() if is_test(r)}))
+    resolver = build_resolver(trees, is_test, root_package)
     out: list[TestLinks] = []
     for rel, tree in trees.items():
         if is_test(rel):
