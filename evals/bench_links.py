@@ -23,6 +23,7 @@ import argparse
 import ast
 import json
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -114,7 +115,8 @@ def timing(root: Path) -> dict[str, float]:
         return time.perf_counter() - t
 
     rlm = [sys.executable, "-m", "rlm.cli"]
-    got = {"ruff check": wall(["ruff", "check", "--no-cache", "--exit-zero", str(root)]),
+    ruff = shutil.which("ruff") or str(Path(sys.executable).parent / "ruff")
+    got = {"ruff check": wall([ruff, "check", "--no-cache", "--exit-zero", str(root)]),
            "rlm audit --model none": wall([*rlm, "audit", str(root), "--model", "none", "--json"]),
            "rlm mine (canonical) --model none": wall([*rlm, "mine", str(root), CANONICAL,
                                                       "--model", "none", "--json"])}
@@ -162,11 +164,12 @@ def main() -> None:
     ap.add_argument("--timing", action="store_true", help="time audit and mine against ruff")
     ap.add_argument("--out", type=Path, default=None)
     a = ap.parse_args()
-    results = [bench(spec, a) for spec in a.repos]
-    text = json.dumps(results, indent=1)
-    if a.out:
-        a.out.write_text(text)
-    print(text)
+    results = []
+    for spec in a.repos:  # written after each repository: a long run keeps what it measured
+        results.append(bench(spec, a))
+        if a.out:
+            a.out.write_text(json.dumps(results, indent=1))
+    print(json.dumps(results, indent=1))
 
 
 if __name__ == "__main__":

@@ -194,6 +194,8 @@ class QuestionResult(BaseModel):
     question: str
     keywords: list[str] = Field(default_factory=list)
     relevant_files: list[str] = Field(default_factory=list)
+    # no model: the definitions in the best-ranked files that the question's words name
+    definitions: list[str] = Field(default_factory=list)
     candidate_lines: int = 0
     calls: int = 0
     fanout: bool = False

@@ -119,6 +119,9 @@ def test_mine_free_question_with_no_model_ranks_files_and_keeps_a_placeholder(tm
     # BM25 over names, identifiers and docstrings (every question term, by rarity) puts the
     # sessions module near the top
     assert "parcelpost/accounts/sessions.py" in free["relevant_files"][:3]
+    # and the definitions in the ranked files that the question's words name, with their place
+    assert any(d.startswith("`open_session` (parcelpost/accounts/sessions.py:")
+               for d in free["definitions"])
     assert not rep["coverage"]["complete"]
     assert any(g.startswith("Q2 needs a model") for g in rep["coverage"]["gaps"])
     assert rep["questions"][0]["verified"]  # the canonical answer stays

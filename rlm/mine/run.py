@@ -22,7 +22,7 @@ from rlm.errors import UsageError
 from rlm.evidence import EvidenceStats
 from rlm.mine.codefacts import MAX_API, canonical_facts, is_canonical
 from rlm.mine.options import MineOptions
-from rlm.mine.rankfiles import rank_files
+from rlm.mine.rankfiles import named_definitions, rank_files
 from rlm.mine.report import build_report
 from rlm.mine.scope import Scope, Scoper, basis_of
 from rlm.models.base import Model
@@ -126,6 +126,7 @@ class _Mine:
         """No model: a free question gets the files code ranks for it (BM25 over names,
         identifiers and docstrings) and, unless code answered it, a placeholder."""
         r.relevant_files, r.keywords = rank_files(self.c, r.question)
+        r.definitions = named_definitions(self.c, r.relevant_files, r.keywords)
         r.strategy = "code_only"
         r.scope = ("no model: code ranked the files by BM25 over names, identifiers and "
                    "docstrings" + (f"; best: {', '.join(r.relevant_files[:5])}"

@@ -123,6 +123,9 @@ def mine_markdown(rep: MineReport, link_base: str = "") -> str:
     for i, q in enumerate(rep.questions, 1):
         out.append(f"## {i}. {q.question}")
         out.append(f"_Scope (code): {q.scope}._")
+        if q.definitions:
+            out.append("Definitions the question names, in the ranked files (found by code, "
+                       "not read): " + ", ".join(_cell(d, 120) for d in q.definitions) + ".")
         if q.summary:
             out.append("**Summary** (from the verified facts only; numbers and names checked by "
                        "code): " + q.summary + (" — rests on " + ", ".join(
