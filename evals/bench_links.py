@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import ast
 import json
+import os
 import random
 import shutil
 import subprocess
@@ -35,6 +36,7 @@ from rlm.repo.links import Link, link_counts, resolve_test_links
 from rlm.repo_facts import SKIP_DIRS
 
 CANONICAL = "what already works and must not be touched?"
+ENV_PYTHON = os.environ.get("RLM_BENCH_JEDI_PYTHON", "")  # a bare interpreter for jedi
 
 
 def parse_repo(root: Path) -> dict[str, ast.Module]:
@@ -60,13 +62,17 @@ def jedi_answers(root: Path, src: str, links: list[Link]) -> tuple[dict[int, tup
     """id(link) -> ("package", "path:line") | ("outside", name) | ("none", "")."""
     import jedi
 
-    project = jedi.Project(root, added_sys_path=[str(root / src)] if src else [])
+    # an environment without the repository installed (the dev venv has click and requests:
+    # jedi would follow those copies, not the tree under test)
+    env = jedi.create_environment(ENV_PYTHON, safe=False) if ENV_PYTHON else None
+    project = jedi.Project(root, added_sys_path=[str(root / src)] if src else [],
+                           environment_path=ENV_PYTHON or None)
     scripts: dict[str, object] = {}
     out: dict[int, tuple] = {}
     t = time.perf_counter()
     for x in links:
         s = scripts.get(x.path) or scripts.setdefault(x.path, jedi.Script(
-            path=str(root / x.path), project=project))
+            path=str(root / x.path), project=project, environment=env))
         line, col = x.name_at
         try:
             got = s.goto(line, col, follow_imports=True)

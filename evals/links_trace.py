@@ -1,10 +1,11 @@
 """The ground truth of test -> definition links, by running the tests: a pytest plugin that
-records, for each test function, every Python function its own frame calls directly
-(sys.setprofile "call" events whose caller is the test's frame).
+records, for each test function, every Python function called by the test's own code: its frame
+or a function written inside it (a nested command), seen through frames outside the repository
+(contextlib's and functools' wrappers) — sys.setprofile "call" events.
 
-A link stated by code (rlm.repo.links) is *confirmed* when the traced test called that
-definition directly; *not observed* when the test ran and never called it (a false link, or a
-call on a line that did not run: the eval says which lines ran); tests that did not run say
+A link stated by code (rlm.repo.links) is *confirmed* when the traced test's code called that
+definition; *not observed* when the test ran and its code never called it (a false link, or a
+call on a line or branch that did not run: check those by hand); tests that did not run say
 nothing. Classes count as called when their ``__init__`` or ``__new__`` ran (a generated
 ``__init__`` of a dataclass or attrs class has no file: such class links stay unobserved).
 
@@ -18,12 +19,21 @@ import json
 import os
 import subprocess
 import sys
-from collections import defaultdict
 from pathlib import Path
 
 import pytest
 
 _RESULTS: dict[str, dict] = {}
+
+
+def _nested(code) -> set:
+    """The test's code object and every function code object written inside it."""
+    out, todo = set(), [code]
+    while todo:
+        c = todo.pop()
+        out.add(c)
+        todo.extend(k for k in c.co_consts if hasattr(k, "co_code"))
+    return out
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -33,12 +43,21 @@ def pytest_runtest_call(item):
     if code is None:
         yield
         return
-    calls: dict[int, set] = defaultdict(set)
+    mine = _nested(code)
+    root = os.environ.get("RLM_LINKS_TRACE_ROOT", "")
+    calls: set = set()
 
     def profile(frame, event, arg):
-        if event == "call" and frame.f_back is not None and frame.f_back.f_code is code:
+        if event != "call":
+            return
+        caller, hops = frame.f_back, 0
+        # through frames outside the repository (contextlib's helper, functools.wraps): a
+        # decorated function is still called by the test that wrote the call
+        while caller is not None and hops < 4 and not caller.f_code.co_filename.startswith(root):
+            caller, hops = caller.f_back, hops + 1
+        if caller is not None and caller.f_code in mine:
             c = frame.f_code
-            calls[frame.f_back.f_lineno].add((c.co_filename, c.co_qualname))
+            calls.add((c.co_filename, c.co_qualname))
 
     sys.setprofile(profile)
     try:
@@ -46,9 +65,7 @@ def pytest_runtest_call(item):
     finally:
         sys.setprofile(None)
         key = f"{Path(str(item.fspath)).resolve()}::{fn.__qualname__}"
-        got = _RESULTS.setdefault(key, {"lines": set(), "calls": set()})
-        got["lines"].update(calls)
-        got["calls"].update(x for v in calls.values() for x in v)
+        _RESULTS.setdefault(key, {"lines": set(), "calls": set()})["calls"].update(calls)
 
 
 def pytest_sessionfinish(session):
@@ -62,7 +79,7 @@ def pytest_sessionfinish(session):
 def run_traced(root: Path, out: Path, pythonpath: str = "", extra: list[str] | None = None,
                timeout: int = 900) -> dict:
     """Run the repository's tests under the plugin; returns {abs_path::qualname: calls}."""
-    env = dict(os.environ, RLM_LINKS_TRACE_OUT=str(out))
+    env = dict(os.environ, RLM_LINKS_TRACE_OUT=str(out), RLM_LINKS_TRACE_ROOT=str(root))
     paths = [str(root / pythonpath) if pythonpath else str(root), str(Path(__file__).parents[1])]
     env["PYTHONPATH"] = os.pathsep.join(paths + [env.get("PYTHONPATH", "")])
     subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",

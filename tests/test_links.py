@@ -143,7 +143,7 @@ def test_mine_and_audit_on_the_fixture_through_the_cli(tmp_path):
     assert all(f["confidence"] == "inferred" for f in q["inferred"])
     md = rlm("mine", str(root), CANONICAL, "--model", "none")
     assert "### `shelf/stores.py`" in md.stdout
-    assert "`FileReader.read` (" in md.stdout and "pinned by 2 test call(s)" in md.stdout
+    assert "`FileReader.read` (" in md.stdout and "pinned by 2 test(s)" in md.stdout
     assert "Test links: 23 verified, 2 inferred, 5 rejected" in md.stdout
     audit = json.loads(rlm("audit", str(root), "--model", "none", "--json").stdout)
     assert audit["audit"]["links"] == rep["links"]

@@ -46,7 +46,7 @@ def _row(base: str, fs: list[Fact]) -> str:
         tests = ", ".join(f"`{x.test.rsplit('::', 1)[-1]}` ({_link(base, x.evidence_path)})"
                           for x in fs[:2])
         more = f" and {len(fs) - 2} more" if len(fs) > 2 else ""
-        return (f"- `{name}` ({_link(base, f.definition)}) — pinned by {len(fs)} test call(s): "
+        return (f"- `{name}` ({_link(base, f.definition)}) — pinned by {len(fs)} test(s): "
                 f"{tests}{more}")
     count = f" (×{len(fs)})" if len(fs) > 1 else ""
     return f"- {_cell(f.claim, 200)}{count} — {_link(base, f.evidence_path)}"
