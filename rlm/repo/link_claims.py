@@ -14,6 +14,7 @@ import re
 from functools import cached_property
 from pathlib import Path
 
+from rlm.corpus.beneath import read_text
 from rlm.repo.links import TestLinks, build_resolver
 from rlm.repo_facts import _is_test, _py_files
 
@@ -38,7 +39,7 @@ class LinkClaims:
         for p in _py_files(self.root):
             rel = p.relative_to(self.root).as_posix()
             try:
-                trees[rel] = ast.parse(p.read_text("utf-8", errors="replace"))
+                trees[rel] = ast.parse(read_text(p))  # opened beneath the roots, as repo_facts
             except (SyntaxError, ValueError):
                 continue
         pkg = self.root.resolve().name if (self.root / "__init__.py").is_file() else ""
