@@ -68,7 +68,7 @@ def test_builtin_methods_and_test_helpers_are_rejected_not_linked(tmp_path):
         rejected = {x.call.replace('"', "'") for x in t.of("rejected")}
         assert {c.replace('"', "'") for c in entry["calls"]} <= rejected, entry["why"]
     reasons = " ".join(x.reason for x in tests["test_builtins_only"].of("rejected"))
-    for builtin in ("`str.split`", "`str.join`", "`bytes.join`", "`dict.get`"):
+    for builtin in ("`str.split`", "`str.join`", "`bytes.join`", "`dict.get`", "`file.read`"):
         assert builtin in reasons
 
 
@@ -134,7 +134,7 @@ def test_mine_and_audit_on_the_fixture_through_the_cli(tmp_path):
     r = rlm("mine", str(root), CANONICAL, "--model", "none", "--json")
     assert r.returncode == 0, r.stderr
     rep = json.loads(r.stdout)
-    assert rep["links"] == {"verified": 23, "inferred": 2, "rejected": 5}
+    assert rep["links"] == {"verified": 23, "inferred": 2, "rejected": 6}
     q = rep["questions"][0]
     pinned = {(f["test"].rsplit("::", 1)[1], f["definition"]) for f in q["verified"] if f["test"]}
     expected = {(e["test"], f"{t.split(':')[0]}:{def_line(root, t)}") for e in key["links"]
@@ -144,7 +144,7 @@ def test_mine_and_audit_on_the_fixture_through_the_cli(tmp_path):
     md = rlm("mine", str(root), CANONICAL, "--model", "none")
     assert "### `shelf/stores.py`" in md.stdout
     assert "`FileReader.read` (" in md.stdout and "pinned by 2 test(s)" in md.stdout
-    assert "Test links: 23 verified, 2 inferred, 5 rejected" in md.stdout
+    assert "Test links: 23 verified, 2 inferred, 6 rejected" in md.stdout
     audit = json.loads(rlm("audit", str(root), "--model", "none", "--json").stdout)
     assert audit["audit"]["links"] == rep["links"]
     unverified = [f for f in audit["findings"] if f["label"] == "test_inferred"]

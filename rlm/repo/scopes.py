@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 
 from rlm.repo.infer import (
+    Builtin,
     Evaluator,
     Instance,
     Local,
@@ -18,7 +19,7 @@ from rlm.repo.infer import (
     agree,
     unwrap_optional,
 )
-from rlm.repo.symbols import ClassInfo, Def, ModuleInfo
+from rlm.repo.symbols import ClassInfo, Def, External, ModuleInfo
 
 class FunctionScope:
     """Names bound inside one function (and anything nested in it), then the module's."""
@@ -125,11 +126,16 @@ class FunctionScope:
                 return made
             ctx = ev.value(x)
             if isinstance(ctx, Instance):
-                if ctx.cls.enter_returns_self:
-                    return ctx
-                enter = ev.method(ctx.cls, "__enter__", "")
-                if isinstance(enter, Method):
-                    return ev.returned(enter.d)
+                for name in ("__enter__", "__aenter__"):  # found along the class's bases
+                    enter = ev.method(ctx.cls, name, "")
+                    if isinstance(enter, Method):
+                        cls = self.index.modules[enter.d.module].classes.get(
+                            enter.d.qualname.split(".")[0])
+                        if cls is not None and name in cls.returns_self:
+                            return ctx  # `return self`: the instance of the class constructed
+                        return ev.returned(enter.d)
+            if isinstance(ctx, (Builtin, External)):  # `with open(p) as f`: a builtin file;
+                return ctx  # `with tempfile.NamedTemporaryFile() as f`: an outside object
             return Unknown(f"`with {ast.unparse(x)[:40]} as ...`: what __enter__ returns is "
                            "not known")
         return ev.value(x)

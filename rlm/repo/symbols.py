@@ -53,7 +53,7 @@ class ClassInfo:
     bases: list[ast.expr]
     methods: dict[str, Def] = field(default_factory=dict)
     returns: dict[str, ast.expr] = field(default_factory=dict)  # method -> return annotation
-    enter_returns_self: bool = False
+    returns_self: set[str] = field(default_factory=set)  # methods whose every return is `self`
     context_managers: set[str] = field(default_factory=set)  # @contextmanager methods
 
 
@@ -129,8 +129,8 @@ class PackageIndex:
                         c.returns[sub.name] = sub.returns
                     if _is_context_manager(sub):
                         c.context_managers.add(sub.name)
-                    if sub.name in ("__enter__", "__aenter__"):
-                        c.enter_returns_self = _returns_self(sub)
+                    if _returns_self(sub):
+                        c.returns_self.add(sub.name)
             m.classes[node.name] = c
         elif isinstance(node, ast.Import):
             for a in node.names:
