@@ -33,7 +33,7 @@ from pathlib import Path
 
 from rlm.repo.files import is_test_file
 from rlm.repo.links import Link, link_counts, resolve_test_links
-from rlm.repo_facts import SKIP_DIRS
+from rlm.repo.facts import SKIP_DIRS
 
 CANONICAL = "what already works and must not be touched?"
 ENV_PYTHON = os.environ.get("RLM_BENCH_JEDI_PYTHON", "")  # a bare interpreter for jedi

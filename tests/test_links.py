@@ -187,7 +187,7 @@ def test_installed_package_links_point_at_real_definitions(tmp_path):
 def test_a_models_link_claim_is_checked_like_codes(fake_server, tmp_path):
     """With a model, a claim that a test exercises a definition stays verified only when code
     resolved that call: the same line, named with the wrong class, becomes inferred."""
-    from rlm.mine import MineOptions, mine
+    from rlm.repo.mine import MineOptions, mine
 
     root = tmp_path / "shelf"
     write_links_repo(root)

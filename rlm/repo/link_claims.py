@@ -4,7 +4,7 @@ A model that cites a line inside a test and names a package definition ("`test_r
 `Response.read`") makes a link claim. The quote at the line proves where, not what
 (principle 10): the claim is kept verified only when code resolved a call of that test to a
 definition of that name (rlm.repo.links). Otherwise the reason says what code found instead.
-Claims that name no package definition, or cite no test, are left to rlm.repo.claim_support.
+Claims that name no package definition, or cite no test, are left to rlm.verify.claim_support.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 
 from rlm.corpus.beneath import read_text
 from rlm.repo.links import TestLinks, build_resolver
-from rlm.repo_facts import _is_test, _py_files
+from rlm.repo.facts import _is_test, _py_files
 
 # names written as code: `in backticks`, dotted (Response.read), snake_case, camelCase, or called
 _CODE = re.compile(r"`([A-Za-z_][\w.]*)(?:\(\))?`|\b([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|"
