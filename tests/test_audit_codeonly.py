@@ -10,12 +10,12 @@ import sys
 
 from fixtures.repo import write_repo
 from rlm.models.none import NOTICE
+from rlm.testing.cli import run_cli  # in-process: a process per call costs seconds
 
 
 def rlm(*args, timeout=120):
     env = {k: v for k, v in os.environ.items() if k not in ("RLM_MODEL", "RLM_BASE_URL")}
-    return subprocess.run([sys.executable, "-m", "rlm.cli", *args], capture_output=True,
-                          text=True, timeout=timeout, env=env, stdin=subprocess.DEVNULL)
+    return run_cli(*args, env=env)
 
 
 def test_audit_with_no_model_is_complete_from_code(tmp_path):
