@@ -219,7 +219,7 @@ def test_a_folder_of_logs_on_clocks_that_do_not_meet(tmp_path):
     d = tmp_path / "logs"
     d.mkdir()
     for name in ("BGL_head.log", "OpenSSH_head.log"):
-        shutil.copy(Path(__file__).parent.parent / "evals" / "data" / "loghub" / name, d / name)
+        shutil.copy(Path(__file__).resolve().parents[2] / "evals" / "data" / "loghub" / name, d / name)
     out = tmp_path / "f.html"
     r = rlm("ask", str(d), "anomalies?", "--model", "none", "--html", str(out))
     assert r.returncode in (0, 3), r.stderr
@@ -236,7 +236,7 @@ def test_every_link_on_a_log_page_lands_somewhere(tmp_path):
     import re
 
     out = tmp_path / "bgl.html"
-    r = rlm("ask", str(Path(__file__).parent.parent / "evals" / "data" / "loghub" / "BGL_2k.log"),
+    r = rlm("ask", str(Path(__file__).resolve().parents[2] / "evals" / "data" / "loghub" / "BGL_2k.log"),
             "anomalies?", "--model", "none", "--html", str(out))
     assert r.returncode in (0, 3), r.stderr
     page = out.read_text("utf-8")
