@@ -160,3 +160,21 @@ def test_a_question_longer_than_the_window_is_refused_before_any_call(tmp_path, 
     # the same question with no model is answered by code (no call carries it)
     r = rlm("ask", str(p), question, "--model", "none")
     assert r.returncode in (0, 3) and "Traceback" not in r.stderr
+
+
+def test_requests_that_time_out_stay_spent_against_the_token_cap(tmp_path, fake_server):
+    p = tmp_path / "big.txt"
+    p.write_text("".join(f"L{i:06d} alpha beta gamma delta relay queue seq={i}\n"
+                         for i in range(1, 6001)))
+    fake_server.fault("", "slow", seconds=5)  # every request: sent, never answered in time
+    cap = 12000
+    r = rlm("ask", str(p), "which lines mention relay?", "--strategy", "fanout", "--model",
+            "fake", "--base-url", fake_server.url, "--timeout", "0.3", "--concurrency", "2",
+            "--max-tokens", str(cap), "--json", timeout=300)
+    assert r.returncode == 3, r.stderr[-500:]
+    sent = [q for q in fake_server.requests if q["path"].endswith("/chat/completions")]
+    assert sent, "the run sent nothing"
+    # what a server that finishes every request it received could bill, at the least
+    billable = sum(q["body"].get("max_tokens", 0) + len(q["user_text"]) // 4 for q in sent)
+    assert billable <= cap, (len(sent), billable)
+    assert "token budget" in json.loads(r.stdout)["coverage"]["statement"]

@@ -30,6 +30,9 @@ class Budget:
     interrupted_by: str = "Ctrl-C"  # what interrupted, for the coverage statement
     in_flight: int = 0  # requests reserved and not yet settled
     reserved_tokens: int = 0  # their worst-case tokens
+    # worst-case tokens of requests sent and never answered (timeouts, drops): no usage came
+    # back, yet the server may have run and billed them, so they stay spent against the cap
+    unanswered_tokens: int = 0
     # the units a spent cap stopped (never run, or cut short in their retries) and which cap:
     # what the answer's "Stopped by the budget" line reads, instead of parsing reasons
     stopped_ids: set[str] = field(default_factory=set)
@@ -46,8 +49,9 @@ class Budget:
             return "interrupted"
         if self.max_calls is not None and self.usage.calls + self.in_flight + 1 > self.max_calls:
             return f"call budget of {self.max_calls} spent"
-        if self.max_tokens is not None and (self.usage.total_tokens + self.reserved_tokens
-                                            + max(1, tokens) > self.max_tokens):
+        if self.max_tokens is not None and (self.usage.total_tokens + self.unanswered_tokens
+                                            + self.reserved_tokens + max(1, tokens)
+                                            > self.max_tokens):
             return f"token budget of {self.max_tokens:,} spent"
         if self.max_wall_s is not None and self.elapsed() > self.max_wall_s:
             return f"time budget of {self.max_wall_s:g}s spent"
@@ -68,6 +72,9 @@ class Budget:
 
     def charge(self, u: Usage) -> None:
         self.usage.add(u)
+
+    def spend_unanswered(self, tokens: int) -> None:
+        self.unanswered_tokens += tokens
 
     def elapsed(self) -> float:
         return time.monotonic() - self.started
