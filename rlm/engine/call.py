@@ -137,6 +137,8 @@ async def _guarded(model: Model, msgs: list[dict], schema: dict, lim: Limits, na
         budget.release(sent, sent * est)
         budget.charge(Usage(calls=sent))
         budget.spend_unanswered(lost * est)
+        if getattr(e, "unreachable", False):
+            budget.endpoint_down(str(e))
         raise
     finally:
         request_guard.reset(token)
@@ -144,6 +146,7 @@ async def _guarded(model: Model, msgs: list[dict], schema: dict, lim: Limits, na
     budget.release(sent, sent * est)
     budget.spend_unanswered(lost * est)
     if sent:
+        budget.endpoint_up()
         comp.usage.calls = sent
     elif not comp.usage.calls and not comp.usage.cached_calls:  # a cache hit stays calls=0
         comp.usage.calls = 1

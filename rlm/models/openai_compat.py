@@ -300,7 +300,9 @@ class OpenAICompatModel:
             reason = f"connection dropped after {att}"
         else:
             reason = f"bad response after {att}: {last.detail}"
-        return ModelCallError(self._scrub(reason))
+        err = ModelCallError(self._scrub(reason))
+        err.unreachable = all(f.kind in ("connect", "dropped") for f in failures)
+        return err
 
     async def _attempt(self, body: dict, timeout: float, can_fall_back: bool, attempt_no: int) -> dict:
         client = self._get_client()
