@@ -224,3 +224,5 @@ class Report(BaseModel):
     dry_run: bool = False
     redaction: RedactionInfo = Field(default_factory=RedactionInfo)
     aggregate: dict | None = None  # counting questions: counts and the items behind each number
+    # where the work ran: name (local|ray), workers, nodes, shards_per_node (rlm.executor)
+    executor: dict | None = None

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from rlm.corpus.counter import (BlockReader, TemplateCounter, count_line_ranges,
-                                count_templates)
+from rlm.corpus.counter import BlockReader, count_line_ranges
 from rlm.corpus.logset import LogSet
 from rlm.corpus.records import to_records
 from rlm.corpus.severity import ERROR_RANK, severity
 from rlm.corpus.signals import RULES, Pick, rate_rules, template_rules
 from rlm.corpus.source import TextSource
+from rlm.corpus.template_scan import scan_templates
+from rlm.executor.scan import FailedShard, ScanResult
 
 
 @dataclass
@@ -44,6 +45,10 @@ class Profile:
     rules_by_line: dict[int, list[str]] = field(default_factory=dict)  # candidate -> rules
     workers: list[dict] = field(default_factory=list)  # worker processes' cpu_s and rss_mb
     picks: list[Pick] = field(default_factory=list)  # every rule's pick (for evaluation)
+    failed_shards: list[FailedShard] = field(default_factory=list)  # not profiled: named
+    shards: int = 0  # shards the count was cut into (rlm.executor.shards)
+    reused_shards: int = 0  # of them, tables kept by an earlier scan that did not finish
+    scan_timing: dict = field(default_factory=dict)  # shard_s (each shard's), merge_s (driver)
 
 
 def default_rare_max(n: int) -> int:
@@ -83,14 +88,11 @@ def _take(picked: list[Template], cap: int) -> tuple[list[int], dict[int, list[s
     return candidates, rules_by_line
 
 
-def _count(src: TextSource | LogSet, keep: int, max_templates: int) -> TemplateCounter:
-    if not isinstance(src, LogSet):
-        return count_templates(src.path, keep, max_templates) if src.size else TemplateCounter()
-    tc = TemplateCounter(keep, max_templates)  # one template table across the folder
-    for i, s in enumerate(src.sources):
-        if s.size:
-            tc.absorb(count_templates(s.path, keep, max_templates), file=i)
-    return tc
+def _count(src: TextSource | LogSet, keep: int, max_templates: int) -> ScanResult:
+    """One template table over the file, or across a folder's files (in time order), counted
+    shard by shard on the run's executor (rlm.corpus.template_scan)."""
+    files = src.sources if isinstance(src, LogSet) else [src]
+    return scan_templates([s.path for s in files], keep, max_templates)
 
 
 def profile_log(src: TextSource | LogSet, rare_max: int | None = None, keep: int = 20,
@@ -99,10 +101,15 @@ def profile_log(src: TextSource | LogSet, rare_max: int | None = None, keep: int
     """One pass over the file (or each file of a folder, in time order), then the rules. A
     template is rare when seen at most `rare_max` times (default: 1 on small logs rising to 5
     at 100,000 lines, then 0.001%). Line numbers are global over a LogSet (see `locate`)."""
+    failed: list[FailedShard] = []
+    shards = reused = 0
+    timing: dict = {}
     if line_ranges is not None:  # a time window (a folder's: global line numbers)
         tc = count_line_ranges(src, line_ranges, keep, max_templates)
     else:
-        tc = _count(src, keep, max_templates)
+        scan = _count(src, keep, max_templates)
+        tc, failed, shards, reused = scan.table, scan.failed, scan.shards, scan.reused
+        timing = {"shard_s": scan.shard_s, "merge_s": scan.merge_s}
     paths = [s.path for s in src.sources] if isinstance(src, LogSet) else [src.path]
     n = tc.lines if tc.counted is None else tc.counted
     if rare_max is None:
@@ -147,4 +154,6 @@ def profile_log(src: TextSource | LogSet, rare_max: int | None = None, keep: int
     return Profile(lines=n, bytes=src.size, templates_total=len(tc.counts), templates=picked,
                    candidates=heads, common=common, overflow=tc.overflow,
                    rare_max=rare_max, record_end=record_end, record_of=record_of,
-                   rules_by_line=rules_by_line, workers=tc.workers, picks=picks)
+                   rules_by_line=rules_by_line, workers=tc.workers, picks=picks,
+                   failed_shards=failed, shards=shards, reused_shards=reused,
+                   scan_timing=timing)
