@@ -8,7 +8,7 @@ start-up time (apart), each shard's own scan time and the driver's merge time, a
 candidates are the same as local's. Then projects a 10-node cluster from the measured per-shard
 and merge costs (the arithmetic is printed; evals/RESULTS.md keeps a run).
 
-    python evals/bench_executor.py [--lines 5900000] [--dir /tmp/x] [--keep] [--shard-mb 32]
+    python evals/bench_executor.py [--lines 5900000] [--dir /tmp/x] [--keep] [--shard-mb 32] [--reps 2]
 
 On a 2-core machine, Ray and local compete for the same 2 cores (and with the raylet, the GCS
 and the object store): this shows Ray's overhead per shard and that results are equal, not
@@ -91,6 +91,7 @@ def main() -> None:
     ap.add_argument("--dir", default=None)
     ap.add_argument("--keep", action="store_true")
     ap.add_argument("--shard-mb", type=float, default=32.0)
+    ap.add_argument("--reps", type=int, default=2, help="runs of each contender, alternating")
     a = ap.parse_args()
     d = Path(a.dir or tempfile.mkdtemp(prefix="rlm-bench-executor-"))
     log = d / "big.log"
@@ -101,20 +102,30 @@ def main() -> None:
     print(f"log: {mb:,.1f} MB, shards of {a.shard_mb:g} MB; load average "
           f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     print(f"{'contender':<14} {'wall s':>7} {'MB/s':>7} {'x local':>8} {'driver RSS MB':>14} "
-          f"{'start s':>8} {'shard s (med)':>14} {'merge s':>8}  same candidates")
-    rows = {}
-    for label, mode, w in (("local", "local", 2), ("ray 1 worker", "ray", 1),
-                           ("ray 2 workers", "ray", 2)):
-        r = run(mode, w, log, a.shard_mb)
-        if "error" in r:
-            print(f"{label:<14} failed: {r['error']}")
+          f"{'start s':>8} {'shard s (med)':>14} {'MB/shard-s':>11} {'merge s':>8}  same candidates")
+    contenders = (("local", "local", 2), ("ray 1 worker", "ray", 1), ("ray 2 workers", "ray", 2))
+    best: dict[str, dict] = {}
+    for rep in range(a.reps):  # alternating order: a load change hits every contender alike
+        for label, mode, w in (contenders if rep % 2 == 0 else contenders[::-1]):
+            r = run(mode, w, log, a.shard_mb)
+            if "error" in r:
+                print(f"{label:<14} failed: {r['error']}")
+                continue
+            if label not in best or r["wall"] < best[label]["wall"]:
+                best[label] = r
+    rows = best
+    for label, _, _ in contenders:
+        if label not in rows:
             continue
-        rows[label] = r
-        base = rows.get("local", r)
+        r, base = rows[label], rows.get("local", rows[label])
         med = sorted(r["shard_s"])[len(r["shard_s"]) // 2] if r["shard_s"] else 0.0
+        work = sum(r["shard_s"]) or float("nan")
         print(f"{label:<14} {r['wall']:>7.2f} {mb / r['wall']:>7.1f} "
               f"{base['wall'] / r['wall']:>8.2f} {r['rss_mb']:>14.0f} {r['up']:>8.2f} "
-              f"{med:>14.2f} {r['merge_s']:>8.2f}  {r['candidates'] == base['candidates']}")
+              f"{med:>14.2f} {mb / work:>11.1f} {r['merge_s']:>8.2f}  "
+              f"{r['candidates'] == base['candidates']}")
+    print(f"(best wall of {a.reps} alternating runs each; MB/shard-s: MB per second of shard "
+          "work, what one core does whatever the parallelism)")
     for label in ("ray 2 workers", "local"):
         if label in rows and rows[label]["shard_s"]:
             print(f"projection from '{label}':")

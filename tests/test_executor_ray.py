@@ -168,7 +168,7 @@ def test_fan_out_on_ray_never_passes_the_call_cap(cluster, tmp_path, fake_server
                          for i in range(1, 3001)))
     fake_server.fault("Line", "slow", seconds=0.2)
     opts = AskOptions(model="fake", base_url=fake_server.url, executor="ray", max_calls=3,
-                      concurrency=8, strategy="fanout")
+                      concurrency=4, strategy="fanout")
     rep = anyio.run(lambda: ask_async(str(p), "what is said?", opts))
     assert rep.coverage.chunks_total > 3
     assert 1 <= len(fake_server.requests) <= 3
