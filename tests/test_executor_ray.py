@@ -71,6 +71,20 @@ def test_same_corpus_same_report_on_both_executors(cluster, big_log, monkeypatch
     assert local.executor["name"] == "local"
 
 
+def test_grep_on_ray_gives_the_same_hits(cluster, big_log, monkeypatch):
+    import re
+
+    path, key = big_log
+    monkeypatch.setenv("RLM_SHARD_MB", "2")
+    sess = next(m.group(0) for n in key["needles"] if (m := re.search(r"S-[A-Z0-9]{6}", n["text"])))
+    q = f"what happened to {sess}?"
+    local = anyio.run(lambda: ask_async(str(path), q, AskOptions(model="none", executor="local")))
+    remote = anyio.run(lambda: ask_async(str(path), q, AskOptions(model="none", executor="ray")))
+    assert remote.strategy == "grep" and len(remote.findings) >= 2
+    _same_answer(local, remote)
+    assert sum(remote.executor["shards_per_node"].values()) == 5
+
+
 def test_same_template_tables_for_a_folder(cluster, tmp_path, monkeypatch):
     monkeypatch.setenv("RLM_SHARD_MB", "0.5")
     d = tmp_path / "logs"

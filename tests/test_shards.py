@@ -66,3 +66,23 @@ def test_shard_store_loads_scan_tables_only(tmp_path, log):
     (tmp_path / "evil.pkl").write_bytes(pickle.dumps(print))  # a callable, not a table
     assert store.get("evil") is None
     assert store.get("missing") is None
+
+
+def test_grep_shards_match_the_one_process_search(log, monkeypatch):
+    """The shard function and the driver's walk give what the mmap search gives, truncation
+    included (run here on the local executor's functions; on Ray in test_executor_ray)."""
+    from rlm.corpus import grep as grep_mod
+    from rlm.corpus.grep_scan import grep_shards
+
+    monkeypatch.setenv("RLM_SHARD_MB", "0.3")
+    with TextSource(log) as src:
+        for anchors, cap in ((["panic", "override"], 5000), (["INFO"], 7)):
+            want = grep_mod.search(src, anchors, max_hits=cap)
+            assert want.hit_lines
+            pattern = b"|".join(grep_mod.re.escape(a.encode()) for a in anchors)
+            hits, failed = grep_shards(str(log), pattern, cap)
+            offsets = [at for at, _ in hits]
+            assert not failed and offsets == sorted(offsets)
+            lines = sorted({src.line_of_offset(at) for at in offsets})
+            assert lines[:len(want.hit_lines)] == want.hit_lines
+            assert want.truncated == (len(lines) > cap)
