@@ -106,6 +106,7 @@ class FileCoverage(BaseModel):
     adds_up: bool = True
     method: str = ""  # how the walker listed files: git | filesystem
     failed_files: list[str] = Field(default_factory=list)
+    read_files: list[str] = Field(default_factory=list)  # the HTML report's file bar
     scanned_only: list[str] = Field(default_factory=list)
     skipped_files: list[dict] = Field(default_factory=list)  # {path, reason, files}
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from rlm.corpus.beneath import open_file
 from rlm.executor.scan import FailedShard, scan_shards
 from rlm.executor.shards import Shard
 
@@ -24,7 +25,7 @@ class GrepPart:
 def grep_shard(path: str, start: int, end: int, threads: int, pattern: bytes,
                max_lines: int) -> GrepPart:
     """Matches of `pattern` (case-insensitive) in bytes [start, end) of the file."""
-    with open(path, "rb") as fh:
+    with open_file(path) as fh:
         fh.seek(start)
         data = fh.read(end - start)
     part = GrepPart(lines=data.count(b"\n") + (0 if not data or data.endswith(b"\n") else 1))

@@ -18,6 +18,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from rlm.corpus import beneath
 from rlm.executor import current
 from rlm.executor.base import ShardResult
 from rlm.executor.shard_store import ShardStore, shard_key
@@ -58,10 +59,17 @@ class ScanResult:
         return sum(f.lines for f in self.failed)
 
 
+def _confined(path: str, start: int, end: int, threads: int, roots, count: Callable,
+              *args) -> Any:
+    """A shard function run beneath the driver's roots (rlm.corpus.beneath), wherever it runs."""
+    with beneath.confined(roots):
+        return count(path, start, end, threads, *args)
+
+
 def count_newlines(path: str, start: int, end: int) -> int:
     """Lines in bytes [start, end) of a file: its newlines, plus an unterminated last line."""
     n, last = 0, b"\n"
-    with open(path, "rb") as fh:
+    with beneath.open_file(path) as fh:
         fh.seek(start)
         left = end - start
         while left > 0:
@@ -87,7 +95,9 @@ def scan_shards(paths: list[str], count: Callable, args: tuple, table: Any,
     keys = {s.index: shard_key(count, s, args) for s in shards}
     kept = {s.index: v for s in shards if (v := store.get(keys[s.index])) is not None}
     todo = [s for s in shards if s.index not in kept]
-    ran = {r.shard.index: r for r in current().run_shards(count, todo, args)} if todo else {}
+    roots = beneath.current()  # a worker opens beneath the same roots as the driver (MCP)
+    ran = ({r.shard.index: r for r in current().run_shards(_confined, todo, (roots, count) + args)}
+           if todo else {})
     out.reused = len(kept)
     first_line: dict[int, int] = {}  # file index -> lines of that file merged so far
     for s in shards:

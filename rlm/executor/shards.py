@@ -11,6 +11,8 @@ import math
 import os
 from dataclasses import dataclass
 
+from rlm.corpus.beneath import open_file
+
 SPLIT_MIN = 48 << 20  # files from this size are cut into several shards
 SHARD_BYTES = 32 << 20  # about this much a shard, for files that are cut
 
@@ -40,7 +42,7 @@ class Shard:
 def cut_points(path: str, size: int, parts: int) -> list[tuple[int, int]]:
     """`parts` byte ranges of the file, each starting at a line start (none empty)."""
     cuts = [0]
-    with open(path, "rb") as fh:
+    with open_file(path) as fh:
         for k in range(1, parts):
             fh.seek(size * k // parts)
             fh.readline()  # to the next line start
