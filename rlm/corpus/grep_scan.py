@@ -53,5 +53,5 @@ def grep_shards(path: str, pattern: bytes, max_lines: int
                 ) -> tuple[list[tuple[int, bytes]], list[FailedShard]]:
     """Every shard's matches in file order, and the shards that failed."""
     hits: list[tuple[int, bytes]] = []
-    res = scan_shards([path], grep_shard, (pattern, max_lines), hits, _merge, _skip)
+    res = scan_shards([path], grep_shard, (pattern, max_lines), hits, _merge, _skip, GrepPart)
     return hits, res.failed

@@ -61,7 +61,7 @@ class Executor(Protocol):
     def run_shards(self, fn: ShardFn, shards: Sequence[Shard], args: tuple = ()
                    ) -> list[ShardResult]:
         """fn over every shard; results in shard order. Raises ScanInterrupted on Ctrl-C
-        (the work in flight is cancelled first)."""
+        (the work in flight is cancelled first), with `.finished`: the shards done by then."""
         ...
 
     def info(self) -> ExecutorInfo: ...

@@ -59,7 +59,9 @@ class LocalExecutor:
                 while not all(f.done() for f in futs):  # wake up for Ctrl-C, not only at the end
                     wait(futs, timeout=0.2)
                     checkpoint(sum(s.bytes for f, s in zip(futs, shards) if f.done()), total)
-            except ScanInterrupted:
+            except ScanInterrupted as e:
+                e.finished = [_result(s, f) for s, f in zip(shards, futs)  # for a resumed run
+                              if f.done() and not f.cancelled() and f.exception() is None]
                 for p in list(getattr(ex, "_processes", {}).values()):  # stop the workers now
                     p.terminate()
                 raise

@@ -147,9 +147,10 @@ class RayExecutor:
                     results[s.index] = self._outcome(s, ref)
                     done += s.bytes
                 checkpoint(done, total)
-        except (ScanInterrupted, KeyboardInterrupt):
+        except (ScanInterrupted, KeyboardInterrupt) as e:
             for ref in pending:
                 ray.cancel(ref, force=True)
+            e.finished = [r for r in results.values() if r.ok]  # kept for a resumed run
             raise
         return [results[s.index] for s in shards]
 

@@ -23,6 +23,7 @@ from rlm.executor import current
 from rlm.executor.base import ShardResult
 from rlm.executor.shard_store import ShardStore, shard_key
 from rlm.executor.shards import Shard, plan_shards
+from rlm.interrupt import ScanInterrupted
 
 READ = 1 << 20
 
@@ -84,20 +85,28 @@ def count_newlines(path: str, start: int, end: int) -> int:
 
 def scan_shards(paths: list[str], count: Callable, args: tuple, table: Any,
                 merge: Callable[[Any, Any, Shard], None],
-                skip: Callable[[Any, Shard, int], None]) -> ScanResult:
+                skip: Callable[[Any, Shard, int], None], part_type: type | None = None
+                ) -> ScanResult:
     """Plan the shards of `paths`, scan them on the current executor (those a scan that did
-    not finish kept are taken from the shard store), merge them in order."""
+    not finish kept are taken from the shard store), merge them in order. `part_type`: the
+    class of a partial table (default: the table's own)."""
     shards = plan_shards(paths)
     out = ScanResult(table, len(shards))
     if not shards:
         return out
-    store = ShardStore(type(table))
+    store = ShardStore(part_type or type(table))  # partial tables of this type, nothing else
     keys = {s.index: shard_key(count, s, args) for s in shards}
     kept = {s.index: v for s in shards if (v := store.get(keys[s.index])) is not None}
     todo = [s for s in shards if s.index not in kept]
     roots = beneath.current()  # a worker opens beneath the same roots as the driver (MCP)
-    ran = ({r.shard.index: r for r in current().run_shards(_confined, todo, (roots, count) + args)}
-           if todo else {})
+    try:
+        ran = ({r.shard.index: r for r in current().run_shards(_confined, todo,
+                                                               (roots, count) + args)}
+               if todo else {})
+    except (ScanInterrupted, KeyboardInterrupt) as e:  # Ctrl-C: keep what finished, for resume
+        for r in getattr(e, "finished", []):
+            store.put(keys[r.shard.index], r.value)
+        raise
     out.reused = len(kept)
     first_line: dict[int, int] = {}  # file index -> lines of that file merged so far
     for s in shards:

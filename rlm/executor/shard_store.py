@@ -1,8 +1,8 @@
 """Partial tables of a scan that did not finish, kept so that a resumed run scans only the
 shards that failed (on either executor).
 
-When a scan has a failed shard, the tables of the shards that succeeded are written here (the
-user cache dir, ``shards/``), each under a key of the file (absolute path, size, mtime), the
+When a scan has a failed shard, or was interrupted (Ctrl-C), the tables of the shards that
+finished are written here (the user cache dir, ``shards/``), each under a key of the file (absolute path, size, mtime), the
 byte range, the scan function and its arguments. The next scan of the same shards takes them
 from here instead of scanning again, and removes them once its own scan is whole. Files are
 read back with an unpickler that only builds the table's own class and arrays.
