@@ -237,3 +237,43 @@ def test_ctrl_c_cancels_the_ray_tasks_and_keeps_what_finished(cluster, big_log, 
         again = profile_log(src)
     assert 1 <= again.reused_shards < again.shards == 5
     assert (again.candidates, again.rules_by_line) == (want.candidates, want.rules_by_line)
+
+
+def test_fan_out_on_ray_gives_the_local_answer_and_shares_the_call_cache(cluster, tmp_path,
+                                                                        fake_server):
+    import re
+
+    num = re.compile(r"^(\d+)\| (.*)$", re.M)
+    p = tmp_path / "prose.txt"
+    lines = [f"Paragraph {i} talks about routine matters and nothing else at all."
+             for i in range(3000)]
+    lines[1234] = "The committee approved the PLANNED change to the schedule."
+    p.write_text("\n".join(lines) + "\n")
+    fake_server.on("MapResult", lambda r, t: {"findings": [
+        {"line": int(m.group(1)), "claim": "the committee approved a change", "quote": "PLANNED"}
+        for m in num.finditer(t) if "PLANNED" in m.group(2)]})
+    fake_server.on("AnswerResult", lambda r, t: {"answer": "The committee approved a change.",
+                                                 "cites": [1]})
+
+    replicas = f"{fake_server.url},{fake_server.url}/"  # two endpoints (one server): a pool
+
+    def ask(executor, no_cache=True):
+        opts = AskOptions(model="m", base_url=replicas, executor=executor,
+                          strategy="fanout", concurrency=2, no_cache=no_cache)
+        return anyio.run(lambda: ask_async(str(p), "what did the committee do?", opts))
+
+    local = ask("local")
+    sent = len(fake_server.requests)
+    remote = ask("ray")
+    assert len(fake_server.requests) - sent == sent  # the same calls, sent from Ray workers
+    assert [(f.source.line_start, f.claim, f.verified) for f in remote.findings] == \
+        [(f.source.line_start, f.claim, f.verified) for f in local.findings] != []
+    assert remote.coverage.statement == local.coverage.statement and remote.coverage.complete
+    assert remote.answer == local.answer
+    # the workers' per-endpoint usage comes back to the driver's report
+    assert sum(e["calls"] for e in remote.usage.endpoints) == sent == \
+        sum(e["calls"] for e in local.usage.endpoints)
+    assert len(remote.usage.endpoints) == 2
+    cached = ask("ray", no_cache=False)  # the driver's call cache answers every call
+    assert len(fake_server.requests) == 2 * sent
+    assert cached.usage.calls == 0 and cached.usage.cached_calls == remote.usage.calls

@@ -77,8 +77,14 @@ def gate():
     return g
 
 
+def _endpoint_counts(model) -> list[tuple[int, int]] | None:
+    """(calls, failures) of each replica, when `model` is a pool of several endpoints."""
+    stats = getattr(model, "stats", None)
+    return None if stats is None else [(st.calls, st.failures) for st in stats]
+
+
 def _remote_complete(build: tuple, messages: list[dict], schema: dict | None, limits: Limits,
-                     schema_name: str, gate_actor, tid: str) -> Completion:
+                     schema_name: str, gate_actor, tid: str) -> tuple[Completion, list | None]:
     """The task body, in a Ray worker: the model's requests, each one approved first."""
     import ray
 
@@ -89,18 +95,22 @@ def _remote_complete(build: tuple, messages: list[dict], schema: dict | None, li
         if not ok:
             raise BudgetExhausted(why)
 
-    async def go() -> Completion:
+    async def go() -> tuple[Completion, list | None]:
         model = _MODELS.get(build)
         if model is None:
             from rlm.models.registry import resolve_model
 
             spec, urls, key, timeout = build
             model = _MODELS[build] = resolve_model(spec, urls, key, timeout=timeout)
+        before = _endpoint_counts(model)
         token = request_guard.set(guard)
         try:
-            return await model.complete(messages, schema, limits, schema_name=schema_name)
+            comp = await model.complete(messages, schema, limits, schema_name=schema_name)
         finally:
             request_guard.reset(token)
+        after = _endpoint_counts(model)
+        return comp, None if after is None else [
+            (a[0] - b[0], a[1] - b[1]) for a, b in zip(after, before)]
 
     if _LOOP is None:
         _LOOP = asyncio.new_event_loop()
@@ -139,18 +149,23 @@ class RemoteModel:
                                                     num_cpus=self._num_cpus)
         ref = task.remote(self._build, messages, schema, limits, schema_name, g, tid)
         try:
-            return await _serve(ref, g, tid, request_guard.get())
+            comp, deltas = await _serve(ref, g, tid, request_guard.get())
         except BaseException:
             ray.cancel(ref, force=True)
             raise
         finally:
             g.forget.remote(tid)
+        stats = getattr(self.inner, "stats", None)  # the replicas' usage, for the report
+        for st, (calls, failures) in zip(stats or [], deltas or []):
+            st.calls += calls
+            st.failures += failures
+        return comp
 
     async def aclose(self) -> None:
         await self.inner.aclose()
 
 
-async def _serve(ref, g, tid: str, guard) -> Completion:
+async def _serve(ref, g, tid: str, guard) -> tuple[Completion, list | None]:
     """Answer the task's requests with the run's guard until its result is there."""
     import ray
 
