@@ -33,7 +33,7 @@ from test_redact import CONTEXT, KEY_BLOCK, LOOKALIKES, PLANTED  # noqa: E402
 from rlm.fixtures.log import write_log  # noqa: E402
 from rlm.fixtures.repo import write_repo  # noqa: E402
 from rlm.fixtures.transcript import write_transcript  # noqa: E402
-from rlm.redact import Redactor, detect  # noqa: E402
+from rlm.redact.detect import Redactor, detect  # noqa: E402
 
 EXPECTED_PII = {("IP", "198.51.100.173"), ("EMAIL", "security@parcelpost.invalid")}
 

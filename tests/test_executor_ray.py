@@ -209,7 +209,7 @@ def test_a_path_a_node_cannot_read_is_a_usage_error(cluster, tmp_path):
 
 
 def test_ctrl_c_cancels_the_ray_tasks_and_keeps_what_finished(cluster, big_log, monkeypatch):
-    from rlm.interrupt import ScanInterrupted, controlled
+    from rlm.engine.interrupt import ScanInterrupted, controlled
 
     path, _ = big_log
     monkeypatch.setenv("RLM_SHARD_MB", "2")

@@ -2,7 +2,7 @@
 its matches (byte offset, matched text) in file order, at most `max_lines + 1` distinct lines of
 them; the driver walks the merged matches exactly as the one-process search does (same counts,
 same truncation), turning offsets into line numbers with the file's own index. A shard that
-failed is named by rlm.strategies.grep, with its lines and bytes."""
+failed is named by rlm.pipeline.strategies.grep, with its lines and bytes."""
 
 from __future__ import annotations
 

@@ -15,7 +15,7 @@ from typing import Sequence
 
 from rlm.executor.base import ExecutorInfo, ShardFn, ShardResult, timed
 from rlm.executor.shards import Shard
-from rlm.interrupt import ScanInterrupted, checkpoint
+from rlm.engine.interrupt import ScanInterrupted, checkpoint
 
 MAX_WORKERS = 4
 

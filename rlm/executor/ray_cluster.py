@@ -8,7 +8,7 @@
   it in the coverage statement.
 - At most ``workers`` tasks are in flight (the cluster's CPUs by default), so the driver's
   memory holds a bounded number of partial tables at once.
-- Ctrl-C (rlm.interrupt.checkpoint, polled between waits) cancels every task in flight.
+- Ctrl-C (rlm.engine.interrupt.checkpoint, polled between waits) cancels every task in flight.
 - Every worker must see the corpus at the same path: `check_path` runs one task per alive node
   and names the first node that cannot read it, before any work.
 """
@@ -24,7 +24,7 @@ from typing import Any, Sequence
 from rlm.errors import UsageError
 from rlm.executor.base import ExecutorInfo, ShardFn, ShardResult, timed
 from rlm.executor.shards import Shard
-from rlm.interrupt import ScanInterrupted, checkpoint
+from rlm.engine.interrupt import ScanInterrupted, checkpoint
 
 RAY_EXTRA_HINT = "pip install 'rlm[ray]'"
 WAIT_S = 0.2  # how often the driver wakes up for Ctrl-C and progress while tasks run

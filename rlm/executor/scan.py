@@ -23,7 +23,7 @@ from rlm.executor import current
 from rlm.executor.base import ShardResult
 from rlm.executor.shard_store import ShardStore, shard_key
 from rlm.executor.shards import Shard, plan_shards
-from rlm.interrupt import ScanInterrupted
+from rlm.engine.interrupt import ScanInterrupted
 
 READ = 1 << 20
 

@@ -79,7 +79,7 @@ def set_value(key: str, value: str) -> Path:
     if key == "executor":
         value = value.lower()
     if key == "redact":
-        from rlm.redact_model import parse_switch
+        from rlm.redact.model import parse_switch
 
         value = "on" if parse_switch(value, "config redact") else "off"
     data = load()
