@@ -79,8 +79,6 @@ def set_value(key: str, value: str) -> Path:
     if key == "executor":
         value = value.lower()
     if key == "redact":
-        from rlm.redact.model import parse_switch
-
         value = "on" if parse_switch(value, "config redact") else "off"
     data = load()
     data[key] = value
@@ -93,3 +91,16 @@ def unset(key: str) -> Path:
     data = load()
     data.pop(key, None)
     return _save(data)
+
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off"}
+
+
+def parse_switch(value: str, where: str) -> bool:
+    v = value.strip().lower()
+    if v in _TRUE:
+        return True
+    if v in _FALSE:
+        return False
+    raise UsageError(f"{where}={value!r}: expected on or off (1/0, true/false, yes/no)")
