@@ -4,7 +4,8 @@ The file is read in blocks cut at newlines (plain reads, not mmap, so resident m
 flat however big the file; ~256 blocks a file, 64 KB to 1 MB each); each block is masked by
 `mask_block` (numpy) and its lines are counted with a C-level Counter. Files from 48 MB are
 cut into shards of ~32 MB (rlm.executor.shards), counted on the run's executor (worker
-processes, or Ray tasks) and merged in file order (rlm.corpus.template_scan). The
+processes, or Ray tasks) and merged in file order: `count_templates` and `count_source` are in
+rlm.corpus.template_scan. The
 blocks double as the windows of the rate rules (rlm/corpus/signals.py); the time of each
 block's first and last line (rlm/corpus/clock.py: a few lines a block, not every line) puts
 them on the log's clock.
@@ -211,14 +212,6 @@ def _count_range(path, start: int, end: int | None, keep: int, max_templates: in
     return tc
 
 
-def count_templates(path, keep: int = 20, max_templates: int = 200_000) -> TemplateCounter:
-    """One pass over the file, shard by shard on the run's executor (rlm.executor: worker
-    processes, one per core, or Ray tasks), merged in file order (rlm.corpus.template_scan)."""
-    from rlm.corpus.template_scan import scan_templates
-
-    return scan_templates([str(path)], keep, max_templates).table
-
-
 class BlockReader:
     """A few blocks read and masked again, for the rate picks only: the line numbers of a
     shape in a block, and the exact time of its first or last line there (the rules on the
@@ -301,22 +294,6 @@ def count_line_ranges(src, ranges: list[tuple[int, int]], keep: int = 20,
             tc.feed(m, at, times.pop(at))
         tc.range_end[len(tc.block_line) - 1] = b
         tc.counted += last - first + 1
-    return tc
-
-
-def count_source(src, keep: int = 20, max_templates: int = 200_000,
-                 line_ranges: list[tuple[int, int]] | None = None) -> TemplateCounter:
-    """One file (a TextSource) or a folder's LogSet (one table across its files, global line
-    numbers), whole or only `line_ranges` (a time window)."""
-    if line_ranges is not None:
-        return count_line_ranges(src, line_ranges, keep, max_templates)
-    files = getattr(src, "sources", None)
-    if files is None:
-        return count_templates(src.path, keep, max_templates) if src.size else TemplateCounter()
-    tc = TemplateCounter(keep, max_templates)
-    for i, s in enumerate(files):
-        if s.size:
-            tc.absorb(count_templates(s.path, keep, max_templates), file=i)
     return tc
 
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import os
 
-from rlm.corpus.counter import TemplateCounter, _count_range, block_size
+from rlm.corpus.counter import TemplateCounter, _count_range, block_size, count_line_ranges
+from rlm.errors import RlmError
 from rlm.executor.scan import ScanResult, scan_shards
 from rlm.executor.shards import Shard
 
@@ -42,3 +43,27 @@ def scan_templates(paths: list[str], keep: int = 20,
     if res.failed:
         tc.counted = tc.lines - res.failed_lines
     return res
+
+
+def count_templates(path, keep: int = 20, max_templates: int = 200_000) -> TemplateCounter:
+    """One file's table, shard by shard on the run's executor (worker processes, one per
+    core, or Ray tasks), merged in file order. A shard that failed is an error here: callers
+    that name failed shards in a coverage statement use `scan_templates`."""
+    return _whole(scan_templates([str(path)], keep, max_templates))
+
+
+def count_source(src, keep: int = 20, max_templates: int = 200_000,
+                 line_ranges: list[tuple[int, int]] | None = None) -> TemplateCounter:
+    """One file (a TextSource) or a folder's LogSet (one table across its files, global line
+    numbers), whole or only `line_ranges` (a time window)."""
+    if line_ranges is not None:
+        return count_line_ranges(src, line_ranges, keep, max_templates)
+    files = getattr(src, "sources", None) or [src]
+    return _whole(scan_templates([f.path for f in files], keep, max_templates))
+
+
+def _whole(res: ScanResult) -> TemplateCounter:
+    if res.failed:
+        f = res.failed[0]
+        raise RlmError(f"{f.shard.id} ({f.shard.where()}) could not be counted: {f.reason}")
+    return res.table
