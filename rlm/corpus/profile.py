@@ -13,7 +13,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from rlm.corpus.counter import BlockReader, count_line_ranges
-from rlm.corpus.templates import EventKind, TemplateTable, by_kind, settle, table_from_counter
 from rlm.corpus.logset import LogSet
 from rlm.corpus.records import to_records
 from rlm.corpus.severity import ERROR_RANK, severity
@@ -21,6 +20,7 @@ from rlm.corpus.signals import RULES, Pick, rate_rules, template_rules
 from rlm.corpus.source import TextSource
 from rlm.corpus.template_scan import scan_templates
 from rlm.executor.scan import FailedShard
+from rlm.corpus.templates import EventKind, TemplateTable, by_kind, settle, table_from_counter
 
 
 @dataclass
