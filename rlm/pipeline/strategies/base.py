@@ -121,7 +121,8 @@ class Result:
 
 
 def unit_of(c: Chunk) -> Unit:
-    return Unit(c.id, c.path, c.line_start, c.line_end)
+    piece = c.parts[0].piece if len(c.parts) == 1 else None
+    return Unit(c.id, c.path, c.line_start, c.line_end, piece)
 
 
 def done(ctx: Context, unit: Unit, o: Outcome, findings: list | None = None) -> None:
