@@ -241,7 +241,7 @@ def _times(src, lines: int, kinds: list[EventKind]) -> None:
                 k.first_seen, k.last_seen = text(first), text(last)
 
 
-# -- the interface a log question is matched through (rlm.strategies.counting) -----------------
+# -- the interface a log question is matched through (rlm.pipeline.strategies.counting) -----------------
 @dataclass
 class Row:
     id: str  # "t<kind id>"
