@@ -16,7 +16,7 @@ import time
 from collections import Counter
 
 import pytest
-from test_store import (
+from tests.test_store import (
     QUESTION,
     chunk_of,
     cli_env,

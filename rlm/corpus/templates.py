@@ -15,7 +15,8 @@ from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from rlm.corpus.counter import BlockReader, TemplateCounter, count_source, read_blocks
+from rlm.corpus.counter import BlockReader, TemplateCounter, read_blocks
+from rlm.corpus.template_scan import count_source
 from rlm.corpus.header import message_start
 from rlm.corpus.mask import mask_block
 from rlm.corpus.miner import VAR, Event, mine
@@ -240,7 +241,7 @@ def _times(src, lines: int, kinds: list[EventKind]) -> None:
                 k.first_seen, k.last_seen = text(first), text(last)
 
 
-# -- the interface a log question is matched through (rlm.strategies.counting) -----------------
+# -- the interface a log question is matched through (rlm.pipeline.strategies.counting) -----------------
 @dataclass
 class Row:
     id: str  # "t<kind id>"
