@@ -15,6 +15,7 @@ call site each:
 
 from __future__ import annotations
 
+from rlm.safetext import code
 from rlm.codeonly.rank import rank_passages
 from rlm.codeonly.timeline import grep_timeline
 from rlm.codeonly.wording import wording_failed_note
@@ -139,7 +140,8 @@ def passages_markdown(findings: list[Finding]) -> list[str]:
         s = f.source
         numbered = number_lines(f.evidence.split("\n"), s.line_start, max_chars=None)[0]
         body = "\n".join("    " + ln for ln in numbered.split("\n"))  # a Markdown code block
-        out.append(f"**{f.id}** `{s.path}:{s.line_start}-{s.line_end}` — {f.claim}\n\n{body}")
+        out.append(f"**{f.id}** {code(f'{s.path}:{s.line_start}-{s.line_end}')} — {f.claim}"
+                   f"\n\n{body}")
     return out
 
 
