@@ -34,7 +34,8 @@ SHAPES = {  # name -> what every match of that detector in rlm.redact contains
     "ssn": rb"\d{3}-\d{2}-\d{4}",
     "phone": rb"\+\d{1,3}[ .(-]*\d|\(\d{3}\)|\d{3}[.-]\d{3}[.-]\d{4}",
     "ipv4": rb"\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}",
-    "ipv6": rb"::|[0-9A-Fa-f]{0,4}:[0-9A-Fa-f]{0,4}:[0-9A-Fa-f]{0,4}",
+    # "::" or 8 groups (7 colons): a clock's 08:00:00 is neither
+    "ipv6": rb"::|(?:[0-9A-Fa-f]{1,4}:){7}[0-9A-Fa-f]{1,4}",
 }
 _NAMES = tuple(SHAPES)
 _WORDY = re.compile(r"(?:^|[/_~+.-])[A-Z]?[a-z]{2,11}(?:$|[/_~+.-])")
