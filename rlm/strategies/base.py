@@ -17,6 +17,7 @@ from rlm.engine.mapper import Outcome, map_items
 from rlm.models.base import Limits
 from rlm.models.profile import is_code_only
 from rlm.run.events import UnitDone
+from rlm.run import covmap
 from rlm.run.ledger import Ledger, Unit, failed_unit, mb
 from rlm.run.session import Session
 from rlm.schemas import Estimate, Finding, ReduceInfo, Source
@@ -89,6 +90,7 @@ class Result:
     reduce: ReduceInfo | None = None
     synthesize: bool = False  # the findings still need a synthesis call
     evidence: evidence.EvidenceStats = field(default_factory=evidence.EvidenceStats)
+    where: covmap.Recorder = field(default_factory=covmap.Recorder)  # the coverage map's places
 
     # what the code-only hooks (rlm.codeonly.answers) read
     @property
@@ -109,6 +111,8 @@ class Result:
         self.cov.chunks_ok += 1
         self.cov.lines_read_by_model += 0 if cut_tail else c.lines  # parts: a time window
         self.cov.bytes_read_by_model += c.nbytes
+        for p in c.parts:
+            self.where.read(p.path, p.start, p.end)
 
     def fail(self, unit: Unit, o: Outcome) -> None:
         self.cov.chunks_failed.append(failed_unit(unit, o.status, o.reason))

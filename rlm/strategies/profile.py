@@ -7,12 +7,15 @@ from __future__ import annotations
 
 from rlm.codeonly.timeline import describe_group
 from rlm.codeonly.wording import guard_label, wording_failed_note
+from rlm.corpus.anomalies import rank_kinds
 from rlm.corpus.logset import LogSet, where
 from rlm.corpus.profile import profile_log, why_picked
 from rlm.corpus.source import TextSource
+from rlm.corpus.stories import story_ids
 from rlm.corpus.timewindow import folder_window_lines, parse_window, window_lines, window_note
 from rlm.engine.candidates import Group, group_candidates, judge_group, numbered
 from rlm.engine.mapper import Outcome, map_items
+from rlm.render.kinds import kinds_markdown
 from rlm.run.events import Plan, UnitStarted
 from rlm.run.ledger import Unit
 from rlm.run.window import PROMPT_OVERHEAD_TOKENS
@@ -41,9 +44,10 @@ async def run(ctx: Context) -> Result:
         w = why_picked(tp, prof.lines)
         for ln in tp.lines:
             why_by_line.setdefault(prof.record_of.get(ln, ln), w)
-    groups = group_candidates(src, prof.candidates, why_by_line)
+    groups = group_candidates(src, prof.candidates, why_by_line,
+                              ids_of=story_ids(src, prof.table, prof.candidates))
     res.reasons.append(
-        f"profile: {prof.templates_total:,} line shapes in {prof.lines:,} lines; "
+        f"profile: {prof.templates_total:,} event kinds in {prof.lines:,} lines; "
         f"{len(prof.candidates)} candidate lines (shapes seen at most {prof.rare_max} "
         f"time{'s' if prof.rare_max != 1 else ''}, error level, failure words, rare in their "
         f"component, bursts, silences, returns after a quiet stretch) in {len(groups)} groups")
@@ -56,6 +60,9 @@ async def run(ctx: Context) -> Result:
         if not groups:
             res.answer_parts.append("Code found no rare or error-level lines.")
         return res
+    table = kinds_markdown(rank_kinds(prof, src))
+    if table:
+        res.answer_parts.append(table)
     if ctx.code_only:
         res.answer_parts.append(
             f"Code profiled all {prof.lines:,} lines and found {len(prof.candidates)} "
@@ -101,6 +108,7 @@ def time_window(res: Result, src, question: str):
     res.reasons.append(f"the question asks {w.label}: code profiles only the {lines:,} lines "
                        "in it, found by binary search on each file's timestamps")
     res.cov.declared.append(window_note(w, per_file, totals))
+    res.where.window(per_file)
     return ranges, w
 
 
@@ -127,6 +135,9 @@ def _findings(ctx: Context, res: Result, src: TextSource | LogSet, outs: list[Ou
             res.cov.lines_read_by_model += min(len(g.lines), SHOWN_LINES)
             res.cov.bytes_read_by_model += sum(len(g.texts[ln][:SHOWN_CHARS].encode())
                                                for ln in g.lines[:SHOWN_LINES])
+            for ln in g.lines[:SHOWN_LINES]:
+                f, local = where(src, ln)
+                res.where.read(f.display, local, local)
         elif not o.ok:
             g.error, failed, reason = o.error, failed + 1, reason or (o.error or "failed")
         texts = [g.texts[ln] for ln in g.lines]
