@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from rlm.corpus.beneath import file_size, open_file
+from rlm.corpus.beneath import file_size, open_file, own
 from rlm.errors import UsageError
 from rlm.interrupt import checkpoint
 
@@ -79,6 +79,7 @@ class TextSource:
                     os.unlink(tmp.name)
                     raise UsageError(f"{display}: more than {SPOOL_LIMIT >> 30} GiB to spool")
                 tmp.write(block)
+        own(tmp.name)  # opened as it is under confinement (rlm.corpus.beneath)
         return cls(Path(tmp.name), display=display, spooled=True)
 
     def close(self) -> None:
@@ -88,6 +89,7 @@ class TextSource:
             self._fh.close()
         self._mm = None
         if self.spooled:
+            own(self.path, mine=False)
             try:
                 os.unlink(self.path)
             except OSError:
