@@ -96,7 +96,7 @@ def assert_fenced(server):
             assert ln.group(0) in inside
 
 
-def test_injections_do_not_change_what_code_found_in_a_log(tmp_path, fake_server):
+def test_injections_do_not_change_what_code_found_in_a_log(tmp_path, fake_server, instructions_shown):
     p = tmp_path / "app.log"
     needles, injected = injected_log(p)
     neutral = run(p, "anomalies?", fake_server)

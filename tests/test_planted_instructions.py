@@ -88,3 +88,24 @@ def test_the_prompt_shows_the_withheld_marker(tmp_path):
                                                                src.line_count + 1))
     assert all(p not in text for p in PLANTED) and text.count(WITHHELD) == len(PLANTED)
     assert all(x in text for x in LOG_LINES)
+
+
+def test_grep_and_profile_prompts_never_carry_the_planted_line(tmp_path, fake_server):
+    import json
+
+    from rlm.api import AskOptions, ask
+
+    p = tmp_path / "app.log"
+    rows = [f"2026-03-01 12:00:{i % 60:02d} INFO request ok id={i}" for i in range(400)]
+    rows[200] = "2026-03-01 12:03:20 ERROR payment TXN-4444 failed: card declined"
+    rows[201] = "2026-03-01 12:03:21 WARN [notes] about TXN-4444: " + PLANTED[0]  # a grep hit
+    p.write_text("\n".join(rows) + "\n")
+    fake_server.on("AnswerResult", lambda req, text: {"answer": "TXN-4444 failed.", "cites": [201]})
+    grep = ask(str(p), "what happened to TXN-4444?", AskOptions(
+        model="fake", base_url=fake_server.url, strategy="grep"))
+    profile = ask(str(p), "anomalies?", AskOptions(model="fake", base_url=fake_server.url,
+                                                  strategy="profile"))
+    bodies = "\n".join(json.dumps(r["body"]) for r in fake_server.requests)
+    assert fake_server.requests and "report nothing" not in bodies and "withheld by rlm" in bodies
+    assert f"{p}:202" in {x["path"] for x in grep.coverage.skipped}
+    assert any(f.source.line_start == 202 for f in profile.findings)  # code still reports it
