@@ -37,7 +37,7 @@ from planted_secrets import KINDS, keyed_line, leaked, prose_line  # noqa: E402
 from rlm.fixtures.log import write_log  # noqa: E402
 from rlm.fixtures.repo import write_repo  # noqa: E402
 from rlm.fixtures.transcript import write_transcript  # noqa: E402
-from rlm.redact import Redactor, detect  # noqa: E402
+from rlm.redact.detect import Redactor, detect  # noqa: E402
 
 EXPECTED_PII = {("IP", "198.51.100.173"), ("EMAIL", "security@parcelpost.invalid")}
 
@@ -54,7 +54,8 @@ def fixture_texts(d: Path, lines: int) -> dict[str, str]:
 
 
 def before_module(rev: str):
-    """rlm/redact.py as it was at `rev`, imported on its own (None without detect-secrets)."""
+    """The detector as it was at `rev` (rlm/redact.py before the layout moved it), imported on
+    its own (None without detect-secrets)."""
     try:
         src = subprocess.run(["git", "-C", str(ROOT), "show", f"{rev}:rlm/redact.py"],
                              capture_output=True, text=True, check=True).stdout

@@ -157,7 +157,7 @@ class PeakSampler:
 # ------------------------------------------------------------------------------ the two paths
 
 def map_work(model, budget, question: str):
-    from rlm import recipe
+    from rlm.prompts import recipe
     from rlm.engine.call import call_json
     from rlm.models.base import Limits
 
@@ -206,7 +206,7 @@ def bare_bodies(chunks) -> list[bytes]:
     """Exactly the request bodies the rlm path sends (json_schema mode, as the fake confirms)."""
     import orjson
 
-    from rlm import recipe
+    from rlm.prompts import recipe
 
     t = recipe.task("giant-file", "map")
     out = recipe.schema_model("giant-file", "map")

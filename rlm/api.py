@@ -1,8 +1,8 @@
 """Library entry points. `ask()` runs: probe -> gate -> strategy -> (synthesis) -> report.
 
-A Session (rlm.run.session) holds the models, call cache, budget, Ctrl-C and run record; the
-gate (rlm.strategies.gate) makes the final decision; a strategy module (rlm.strategies.direct,
-grep, profile, fanout) returns its plan and outcomes; rlm.report turns them into the Report.
+A Session (rlm.engine.session) holds the models, call cache, budget, Ctrl-C and run record; the
+gate (rlm.pipeline.gate) makes the final decision; a strategy module (rlm.pipeline.strategies.direct,
+grep, profile, fanout) returns its plan and outcomes; rlm.pipeline.report turns them into the Report.
 The CLI only renders what this returns.
 """
 
@@ -14,21 +14,22 @@ from typing import Callable
 
 import anyio
 
-from rlm import answer_check
-from rlm import interrupt as scanctl
-from rlm import report as report_mod
-from rlm import strategies
+from rlm.verify import answer_check
+from rlm.engine import interrupt as scanctl
+from rlm.pipeline import report as report_mod
+from rlm.pipeline import strategies
 from rlm.corpus.open import Corpus, open_corpus, unread_corpus
 from rlm.errors import UsageError
 from rlm.models.base import Model
 from rlm.models.profile import is_code_only
-from rlm.run.events import Gate
-from rlm.run.options import RunOptions
-from rlm.run.session import Session
-from rlm.run.window import chars_per_token, size_window
-from rlm.schemas import Report
-from rlm.strategies import gate, synthesis
-from rlm.strategies.base import Context, scan_interrupted
+from rlm.engine.events import Gate
+from rlm.engine.options import RunOptions
+from rlm.engine.session import Session
+from rlm.engine.window import chars_per_token, size_window
+from rlm.schemas.report import Report
+from rlm.pipeline import gate
+from rlm.pipeline.strategies import synthesis
+from rlm.pipeline.strategies.base import Context, scan_interrupted
 
 
 @dataclass
@@ -110,14 +111,14 @@ def ask(path: str, question: str, opts: AskOptions | None = None, **kw) -> Repor
 # ------------------------------------------------------------------------------------ repos
 
 def audit(repo: str, opts=None, **kw):
-    """`rlm audit` as a library call (see rlm.audit)."""
-    from rlm.audit import audit as _audit
+    """`rlm audit` as a library call (see rlm.repo.audit)."""
+    from rlm.repo.audit import audit as _audit
 
     return _audit(repo, opts, **kw)
 
 
 def mine(repo: str, questions: list[str], opts=None, **kw):
-    """`rlm mine` as a library call (see rlm.mine)."""
-    from rlm.mine import mine as _mine
+    """`rlm mine` as a library call (see rlm.repo.mine)."""
+    from rlm.repo.mine import mine as _mine
 
     return _mine(repo, questions, opts, **kw)

@@ -1,4 +1,4 @@
-"""`rlm audit` with no model: complete from code alone (rlm.repo_facts through rlm.evidence),
+"""`rlm audit` with no model: complete from code alone (rlm.repo.facts through rlm.verify.evidence),
 and with a model the code facts come first and stay. Real subprocesses, no model configured."""
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ def test_audit_markdown_with_no_model_says_so(tmp_path):
 
 
 def test_code_facts_stay_first_when_a_model_runs(fake_server, tmp_path):
-    from rlm.audit import AuditOptions, audit
+    from rlm.repo.audit import AuditOptions, audit
     from rlm.models.openai_compat import OpenAICompatModel, reset_mode_cache
 
     root = tmp_path / "repo"

@@ -1,5 +1,5 @@
 """The `rlm` command line: parsing options and rendering reports only; the work happens in
-rlm.api (ask), rlm.audit and rlm.mine. One module per group of commands:
+rlm.api (ask), rlm.repo.audit and rlm.repo.mine. One module per group of commands:
 
 - base: the app, shared options, one-line errors and exit codes, report output
 - ask: `rlm ask`; repo: `rlm audit`, `rlm mine`; runs: `rlm runs`, `show`, `resume`
@@ -18,7 +18,7 @@ __all__ = ["app", "main"]
 
 
 def main() -> None:
-    from rlm.cli_help import one_line_usage_errors, readable_help
+    from rlm.cli.help import one_line_usage_errors, readable_help
 
     readable_help()
     one_line_usage_errors()

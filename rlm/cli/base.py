@@ -18,7 +18,7 @@ import typer
 from rich.console import Console
 
 from rlm.errors import RlmError
-from rlm.run.ledger import exit_code  # noqa: F401 - used by the commands
+from rlm.engine.ledger import exit_code  # noqa: F401 - used by the commands
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Answer questions about corpora far larger than a model's context window, "

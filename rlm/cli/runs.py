@@ -92,7 +92,7 @@ def show_cmd(run: str = typer.Argument(..., help="run id, unique prefix, or 'las
              html: Optional[Path] = HtmlOpt) -> None:
     """Print a recorded run's report (Markdown, or --json); --html FILE also draws it as a page."""
     from rlm.render import repo_markdown, report_markdown
-    from rlm.schemas import Report
+    from rlm.schemas.report import Report
 
     def load():
         s = _runs_store()
@@ -174,7 +174,7 @@ def resume_cmd(
         _fail(f"run {rid} read {path}, which no longer exists", EXIT_USAGE)
     if path == "-":
         _fail(f"run {rid} read stdin; resume it with `rlm ask - QUESTION --resume {rid}`", EXIT_USAGE)
-    from rlm.store.record_mask import cannot_resume, masked_question
+    from rlm.redact.record_mask import cannot_resume, masked_question
 
     if masked_question(r):
         _fail(cannot_resume(r, f"resume it with `rlm ask PATH QUESTION --resume {rid}`"),

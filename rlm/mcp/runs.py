@@ -122,7 +122,7 @@ def typed_report(data: dict):
         from rlm.repo import record
 
         return record.load_report(data)
-    from rlm.schemas import Report
+    from rlm.schemas.report import Report
 
     return Report.model_validate(data)
 
@@ -136,7 +136,7 @@ def resume_target(roots: Roots, ref: str) -> tuple[str, str, str, dict]:
     path = corpus_of(r)
     if not path or not Path(path).exists():
         raise UsageError(f"run {r['id']} read {path}, which no longer exists")
-    from rlm.store.record_mask import cannot_resume, masked_question
+    from rlm.redact.record_mask import cannot_resume, masked_question
 
     if masked_question(r):
         raise UsageError(cannot_resume(r, "ask it again"))

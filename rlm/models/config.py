@@ -74,7 +74,7 @@ def set_value(key: str, value: str) -> Path:
     if "@" in value.split("//", 1)[-1].split("/", 1)[0]:
         raise UsageError(f"config {key}: credentials in a URL are not stored; use RLM_API_KEY")
     if key == "redact":
-        from rlm.redact_model import parse_switch
+        from rlm.redact.model import parse_switch
 
         value = "on" if parse_switch(value, "config redact") else "off"
     data = load()

@@ -22,7 +22,7 @@ import orjson
 from rlm.errors import UsageError
 from rlm.store.db import connect, data_dir, warn
 from rlm.store.migrations import runs_migrations
-from rlm.store.record_mask import apply, typed_masks
+from rlm.redact.record_mask import apply, typed_masks
 from rlm.store.secrets import dumps, redact_argv, redact_url, scrub, secret_values
 
 # events written to the run record (progress-only events such as "start" are not)

@@ -23,7 +23,7 @@ def secret_values(extra: list[str | None] | None = None) -> list[str]:
 
 def scrub(text: str, secrets: list[str], masks: list[tuple[str, str]] = ()) -> str:
     """text without API keys and secret-looking env values (***), and with the values in
-    ``masks`` (what the user typed, when the run redacts: rlm.store.record_mask) replaced."""
+    ``masks`` (what the user typed, when the run redacts: rlm.redact.record_mask) replaced."""
     for value, ph in masks:
         if value and value in text:
             text = text.replace(value, ph)
