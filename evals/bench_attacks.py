@@ -7,7 +7,7 @@
    on this machine, now).
 2. The regex bomb: grep `(a+)+$` on a 35-character line, then a normal grep: seconds each.
 
-    python evals/bench_attacks.py [--calls 2000]
+    python -m evals.bench_attacks [--calls 2000]
 """
 
 from __future__ import annotations
@@ -22,12 +22,10 @@ from pathlib import Path
 
 import anyio
 
+from rlm.mcp.roots import Roots
+from tests.mcp_harness import connect, text_of
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
-
-from mcp_harness import connect, text_of  # noqa: E402
-
-from rlm.mcp.roots import Roots  # noqa: E402
 
 SWAPPER = ROOT / "tests" / "race_swapper.py"
 SECRET = "outside-secret-line"

@@ -12,7 +12,7 @@
    single compiled regex (`re.findall(r"\\d+")`) over the same text in the same run (the machine's
    reference), and the detector before issue 21 on the same text.
 
-    python evals/bench_redact.py [--lines 20000] [--loghub DIR] [--before REV]
+    python -m evals.bench_redact [--lines 20000] [--loghub DIR] [--before REV]
 """
 
 from __future__ import annotations
@@ -29,10 +29,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
 
-from planted_secrets import KINDS, keyed_line, leaked, prose_line  # noqa: E402
+from tests.planted_secrets import KINDS, keyed_line, leaked, prose_line  # noqa: E402
 
 from rlm.fixtures.log import write_log  # noqa: E402
 from rlm.fixtures.repo import write_repo  # noqa: E402

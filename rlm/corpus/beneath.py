@@ -29,8 +29,7 @@ _openat2_works: bool | None = None  # learned on first use: ENOSYS (old kernel, 
 _own: set[str] = set()  # rlm's own spool files (a .gz decompressed): outside every root
 
 
-class PathRefused(UsageError):
-    """A path outside the allowed roots, or one that left them while it was being opened."""
+from rlm.errors import PathRefused  # noqa: E402 - raised here, defined with the other errors
 
 
 class _OpenHow(ctypes.Structure):

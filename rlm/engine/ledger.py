@@ -25,7 +25,7 @@ from typing import Iterable
 from rlm.engine.outcomes import Status
 from rlm.schemas.report import Coverage, FailedChunk
 
-EXIT_OK, EXIT_INCOMPLETE = 0, 3
+from rlm.errors import EXIT_INCOMPLETE, EXIT_OK  # noqa: E402 - the one definition
 MAX_LISTED_FAILED = 20
 MAX_LISTED_SKIPPED = 10
 

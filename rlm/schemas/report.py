@@ -121,11 +121,14 @@ class RedactionInfo(BaseModel):
 
 
 class Report(BaseModel):
+    """The JSON report of a run (`--json`; the contract in DESIGN.md): the answer, findings with
+    checked evidence, coverage, the gate's reasons, usage and the run id."""
+
     version: str = REPORT_VERSION
     command: str
     question: str
     corpus: CorpusInfo
-    # count / aggregate: a counting question (rlm.pipeline.strategies.route); none: stopped before the gate
+    # count / aggregate: a counting question (rlm.pipeline.gate.counting); none: stopped before the gate
     strategy: Literal["direct", "grep", "profile", "fanout", "count", "aggregate", "none"]
     gate: GateInfo
     answer: str = ""

@@ -170,17 +170,6 @@ def scan_interrupted(ctx: Context, res: "Result") -> "Result":
     return res
 
 
-def ranked_by_code(ctx: Context) -> "Result":
-    """No model: a question that needs reading gets BM25-ranked passages, found by code and
-    not read (incomplete), instead of a direct read or a fan-out nobody would do."""
-    from rlm.pipeline.codeonly import answers as by_code
-
-    res = ctx.new_result()
-    if not ctx.opts.dry_run:
-        by_code.answer_ranked(res)
-    return res
-
-
 async def one_call(ctx: Context, task: str, chunk: Chunk, **fields: str) -> Outcome:
     """One call of the main model over one unit (direct read, grep hits), through the mapper
     so a failure becomes an outcome with its status and reason, like any fan-out chunk."""
