@@ -58,6 +58,9 @@ class FailedChunk(BaseModel):
     line_end: int
     reason: str  # for people; code reads `status`
     status: Literal["failed", "not_run", "interrupted"] = "failed"
+    # a piece of one over-long line (cut by bytes): where in the file, since its lines say "1-1"
+    byte_start: int | None = None
+    byte_end: int | None = None
 
 
 class Coverage(BaseModel):
@@ -144,3 +147,5 @@ class Report(BaseModel):
     dry_run: bool = False
     redaction: RedactionInfo = Field(default_factory=RedactionInfo)
     aggregate: dict | None = None  # counting questions: counts and the items behind each number
+    # "anomalies?" (profile): the ranked event kinds, rlm.corpus.anomalies.KindRow.as_dict()
+    event_kinds: list[dict] = Field(default_factory=list)
