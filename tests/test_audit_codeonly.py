@@ -10,12 +10,12 @@ import sys
 
 from fixtures.repo import write_repo
 from rlm.models.none import NOTICE
+from rlm.testing.cli import run_cli  # in-process: a process per call costs seconds
 
 
 def rlm(*args, timeout=120):
     env = {k: v for k, v in os.environ.items() if k not in ("RLM_MODEL", "RLM_BASE_URL")}
-    return subprocess.run([sys.executable, "-m", "rlm.cli", *args], capture_output=True,
-                          text=True, timeout=timeout, env=env, stdin=subprocess.DEVNULL)
+    return run_cli(*args, env=env)
 
 
 def test_audit_with_no_model_is_complete_from_code(tmp_path):
@@ -39,7 +39,17 @@ def test_audit_with_no_model_is_complete_from_code(tmp_path):
         f = by_line.get((cf["path"], cf["line"]))
         assert f is not None and f["label"] == cf["kind"], cf
         assert cf["quote"] in f["evidence"]
-    assert by_line[("parcelpost/accounts/passwords.py", 12)]["kind"] == "risk"
+    weak = by_line[("parcelpost/accounts/passwords.py", 12)]
+    assert weak["kind"] == "risk" and weak["severity"] == "high"  # bandit's B324 level
+    assert weak["claim"].startswith("S324") and "bandit B324" in weak["note"]
+    # the whole-repository views of the fixture: its console script, graph and public API
+    v = rep["views"]
+    assert ("console_script", "parcelpost") in {(e["kind"], e["name"])
+                                                for e in v["entry_points"]["items"]}
+    ids = {n["id"] for n in v["graph"]["nodes"]}
+    assert {"parcelpost.cli", "parcelpost.accounts.passwords"} <= ids
+    assert not [n for n in ids if n.startswith(("vendor", "tinyjson"))]  # the walker's choice
+    assert v["public_api"]["packages"][0]["package"] == "parcelpost"
     labels = {f["label"] for f in rep["findings"]}
     assert {"entry_point", "test", "large_function", "marker", "risk"} <= labels
     # nothing from vendored or ignored code; the module map has code's key APIs

@@ -20,15 +20,15 @@ from rlm.cli.base import (  # noqa: F401 - the shared options and output
 
 
 def _runs_store():
-    from rlm.store import RunStore
+    from rlm.store.runs import run_history  # here: --help loads no database code
 
-    return RunStore()
+    return run_history()
 
 
 def _when(ts: float | None) -> str:
-    import datetime as _dt
+    from rlm.store.runs import when
 
-    return _dt.datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M:%S") if ts else ""
+    return when(ts)
 
 
 def _coverage_cell(r: dict) -> str:

@@ -21,8 +21,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
 
-class ScanInterrupted(Exception):
-    """Ctrl-C arrived while code was scanning the corpus."""
+from rlm.errors import ScanInterrupted  # noqa: E402,F401 - raised here, defined with the others
 
 
 @dataclass

@@ -9,6 +9,9 @@ from typing import Callable
 
 @dataclass
 class RunOptions:
+    """What every run takes (ask, audit, mine): the model and its server, the budget, redaction,
+    the call cache and resume. Each flag means the same on every command."""
+
     model: str | None = None
     base_url: str | None = None
     api_key: str | None = None

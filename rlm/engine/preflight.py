@@ -35,7 +35,7 @@ def _endpoints(model) -> list[tuple[str, str | None]]:
 async def check_endpoints(model, timeout: float = PROBE_TIMEOUT_S) -> None:
     """Raise ModelUnreachable (a UsageError: exit 2) when no endpoint of `model` answers, or
     when one refuses the API key. Models without an HTTP endpoint pass."""
-    from rlm.models.openai_compat import redact_url
+    from rlm.models.urls import redact_url
 
     eps = _endpoints(model)
     if not eps:

@@ -6,7 +6,6 @@ private as the file: it is not listed, shown or resumed.
 
 from __future__ import annotations
 
-import datetime as dt
 import os
 from pathlib import Path
 
@@ -54,13 +53,15 @@ class ShownReport(BaseModel):
 
 
 def _store():
-    from rlm.store import RunStore
+    from rlm.store.runs import run_history
 
-    return RunStore()
+    return run_history()
 
 
 def _when(ts: float | None) -> str:
-    return dt.datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M:%S") if ts else ""
+    from rlm.store.runs import when
+
+    return when(ts)
 
 
 def corpus_of(r: dict) -> str | None:

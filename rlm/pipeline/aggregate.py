@@ -168,10 +168,3 @@ def mentioned_labels(question: str, known: list[str]) -> list[str]:
     low = question.lower()
     words = [lab for lab in known if re.search(rf"\b{re.escape(lab)}\b", low)]
     return words if len(words) <= 2 else []
-
-
-def answer(question: str, tally: Tally) -> tuple[str, dict]:
-    """Code's answer and the aggregate for the JSON report (rlm/pipeline/aggregate_ops.py)."""
-    from rlm.pipeline.aggregate_ops import answer as compose
-
-    return compose(question, tally)

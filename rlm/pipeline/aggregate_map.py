@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import Iterator
 
 from rlm.prompts import recipe
-from rlm.pipeline.aggregate import MAX_RECORDS, Counted, RecordsResult, Tally, answer, at_anchor, check, \
-    item_shape, norm_label, value_anchor, wants
-from rlm.corpus.grep import search
+from rlm.pipeline.aggregate import MAX_RECORDS, Counted, RecordsResult, Tally, at_anchor, check, \
+    item_shape, norm_label, value_anchor
+from rlm.pipeline.aggregate_ops import answer
 from rlm.corpus.index import Chunk, iter_chunks
 from rlm.engine.call import call_json
 from rlm.engine.mapper import Outcome, map_items
@@ -23,18 +23,6 @@ from rlm.pipeline.strategies.base import Context, Result, done, unit_of
 
 LINES_PER_CHUNK = MAX_RECORDS - 10  # room under the schema's bound: a full chunk still fits
 RECIPE = "aggregate"
-
-
-def applies(ctx: Context) -> bool:
-    """Counting question, not forced elsewhere, on a path where a model would read the text."""
-    dec = ctx.decision
-    if dec.forced or ctx.code_only or not wants(ctx.q):
-        return False
-    if dec.strategy in ("direct", "fanout"):
-        return True
-    if dec.strategy == "grep":  # quoted labels that are not in the text: infer, then count
-        return not any(search(src, dec.anchors).hit_lines for src in ctx.corpus.sources)
-    return False
 
 
 def _chunks(ctx: Context, max_bytes: int) -> Iterator[Chunk]:

@@ -1,8 +1,11 @@
-"""The size gate: pick direct | grep | profile | fanout from the probe and the question.
+"""The gate: the one place that decides how `rlm ask` answers.
 
-The gate's decision is final: what it returns is what runs and what the gate event records
-(the several-files and one-log rules, code-only preferences and the calibration note are all
-applied here). Every decision carries human-readable reasons; the estimate and what code found
+The size rule picks direct | grep | profile | fanout from the probe and the question; then, in
+the same call, the several-files and one-log rules, the code-only preferences (no model: what
+code can answer completely) and the counting strategies (a counting question runs ``count``,
+code counting a log's lines, or ``aggregate``, a model extracting records that code counts) are
+applied. What :func:`decide` returns is what runs, what the gate event records and what the
+report names. Every decision carries human-readable reasons; the estimate and what code found
 while planning are the strategy's, reported after these reasons.
 """
 
@@ -11,17 +14,21 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from rlm.corpus.grep import candidate_anchors, extract_anchors
+from rlm.corpus.counts import parse_count
+from rlm.corpus.grep import candidate_anchors, extract_anchors, search
 from rlm.corpus.probe import Probe
 from rlm.corpus.rarity import Rarity, rare_candidates
 from rlm.corpus.source import TextSource
+from rlm.corpus.timewindow import parse_window
 from rlm.errors import UsageError
+from rlm.pipeline.aggregate import wants
+from rlm.pipeline.codeonly.word_anchors import rare_words
 from rlm.words import n_
 
 DIRECT_MAX_BYTES = 256 * 1024
 DIRECT_MAX_LINES = 5000
 STRATEGIES = ("direct", "grep", "profile", "fanout")  # what the gate picks (and --strategy)
-# and what runs in their place for a counting question (rlm.pipeline.strategies.route)
+# and what runs in their place for a counting question (:func:`counting`)
 ALL_STRATEGIES = STRATEGIES + ("count", "aggregate")
 
 _OPEN = re.compile(
@@ -69,14 +76,35 @@ def decide(probe: Probe, question: str, usable_tokens: int, est_tokens: int,
         dec.reasons.append(f"a folder of {n_sources} logs is profiled as one log: one template "
                            "table, rotated files oldest first, per-file line numbers")
     if code_only:
-        from rlm.pipeline.codeonly.answers import adjust_decision
-
-        dec = adjust_decision(dec, probe, question, n_sources, sources)
+        dec = _code_only(dec, probe, question, n_sources, sources)
     if dec.strategy == "grep" and not dec.anchors:
         raise UsageError("--strategy grep needs anchors in the question (quoted text or ids)")
+    counted_by = counting(dec, probe, question, sources, code_only)
+    if counted_by:
+        dec.replaced, dec.strategy = dec.strategy, counted_by
     if window_note:
         dec.reasons.insert(0, window_note)
     return dec
+
+
+def counting(dec: Decision, probe: Probe, question: str, sources: list[TextSource] | None,
+             code_only: bool) -> str | None:
+    """The counting strategy that takes the size strategy's place, if any (never when the
+    strategy was forced): ``count`` for a counting question about a log (code counts the
+    matching lines), else ``aggregate`` for one that a model would have to read (direct,
+    fan-out, or grep for quoted labels that are not in the text)."""
+    if dec.forced:
+        return None
+    if probe.kind == "log" and sources and parse_count(question) is not None:
+        return "count"
+    if code_only or not wants(question):
+        return None
+    if dec.strategy in ("direct", "fanout"):
+        return "aggregate"
+    if dec.strategy == "grep" and not any(search(src, dec.anchors).hit_lines
+                                          for src in sources or []):
+        return "aggregate"  # quoted labels that are not in the text: infer, then count
+    return None
 
 
 def by_size(probe: Probe, question: str, usable_tokens: int, est_tokens: int,
@@ -128,3 +156,40 @@ def rare_anchors(question: str, sources: list[TextSource] | None, probe: Probe) 
     if not cands or not sources:
         return []
     return rare_candidates(sources, cands, probe.lines)
+
+
+def _code_only(dec: Decision, probe: Probe, question: str, n_sources: int,
+               sources: list[TextSource] | None) -> Decision:
+    """No model: prefer what code can answer completely (grep on anchors, profile on an open
+    question about a log or on a log's time window) over a direct read nobody would do."""
+    if dec.forced or dec.strategy not in ("direct", "fanout"):
+        return dec
+    instead = "instead of a direct read" if dec.strategy == "direct" else "instead of ranking"
+    if dec.anchors:
+        return Decision("grep", dec.reasons + ["no model: code searches for the anchors "
+                                               f"{instead}"], dec.anchors, counted=dec.counted)
+    if dec.strategy == "direct" and probe.kind == "log" and n_sources == 1 and \
+            is_open_question(question):
+        return Decision("profile", dec.reasons + ["no model: code profiles the log instead "
+                                                  "of a direct read"], dec.anchors)
+    dec = _rare_words(dec, probe, question, sources, instead)
+    if dec.strategy != "grep" and probe.kind == "log" and parse_window(question):
+        return Decision("profile", dec.reasons + [  # a window restricts what code profiles
+            f"no model: code profiles the log's lines in the question's time window {instead}"],
+            dec.anchors, counted=True)
+    return dec
+
+
+def _rare_words(dec: Decision, probe: Probe, question: str,
+                sources: list[TextSource] | None, instead: str) -> Decision:
+    """No anchors: the weak candidates (when the gate did not count them, on a small corpus),
+    then the plain content words, each counted by code; the rare ones are searched for."""
+    counted = [] if dec.counted else rare_anchors(question, sources, probe)
+    counted += rare_words(question, sources, probe.lines)
+    anchors = [r.candidate for r in counted if r.rare]
+    reasons = dec.reasons + [r.reason() for r in counted]
+    if not anchors:
+        return Decision(dec.strategy, reasons, [], counted=True)
+    return Decision("grep", reasons + [
+        "no model: code searches for the question's rare words "
+        f"({', '.join(repr(a) for a in anchors)}) {instead}"], anchors, counted=True)

@@ -23,11 +23,11 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from rlm.errors import UsageError
+from rlm.models import config
 from rlm.models.base import Completion, Limits, Model
+from rlm.models.config import parse_switch  # noqa: F401 - also read from here by the CLI
 from rlm.redact.detect import Redactor
 
-_TRUE = {"1", "true", "yes", "on"}
-_FALSE = {"0", "false", "no", "off"}
 
 
 class RedactingModel:
@@ -94,19 +94,8 @@ class Policy:
                 "values": r.values, "prompts": r.prompts, "kinds": r.counts()}
 
 
-def parse_switch(value: str, where: str) -> bool:
-    v = value.strip().lower()
-    if v in _TRUE:
-        return True
-    if v in _FALSE:
-        return False
-    raise UsageError(f"{where}={value!r}: expected on or off (1/0, true/false, yes/no)")
-
-
 def _config_value() -> str | None:
     """``redact`` in the user config file (`rlm config set redact on|off`), if set."""
-    from rlm.models import config
-
     return config.load().get("redact")
 
 
@@ -161,7 +150,7 @@ def is_loopback_host(host: str) -> bool:
 
 
 def remote_endpoints(model: Any) -> list[str]:
-    from rlm.models.openai_compat import redact_url
+    from rlm.models.urls import redact_url
 
     out = []
     for u in endpoints(model):

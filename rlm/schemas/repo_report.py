@@ -78,6 +78,8 @@ class AuditInfo(BaseModel):
 
 
 class AuditReport(Report):
+    """The report of `rlm audit`: the common report plus modules, rounds and file coverage."""
+
     # fanout: module calls over chunks (and digging rounds); code_only: no model, code's facts
     strategy: Literal["fanout", "code_only"] = "fanout"  # type: ignore[assignment]
     findings: list[AuditFinding] = Field(default_factory=list)  # type: ignore[assignment]
@@ -120,6 +122,8 @@ class QuestionResult(BaseModel):
 
 
 class MineReport(Report):
+    """The report of `rlm mine`: the common report plus facts per question and file coverage."""
+
     # code scoped every question (keyword search, one hop over shared identifiers); then one call
     # or a fan-out per question (QuestionResult.strategy)
     strategy: Literal["scoped"] = "scoped"  # type: ignore[assignment]

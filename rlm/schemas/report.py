@@ -58,6 +58,9 @@ class FailedChunk(BaseModel):
     line_end: int
     reason: str  # for people; code reads `status`
     status: Literal["failed", "not_run", "interrupted"] = "failed"
+    # a piece of one over-long line (cut by bytes): where in the file, since its lines say "1-1"
+    byte_start: int | None = None
+    byte_end: int | None = None
 
 
 class Coverage(BaseModel):
@@ -121,11 +124,14 @@ class RedactionInfo(BaseModel):
 
 
 class Report(BaseModel):
+    """The JSON report of a run (`--json`; the contract in DESIGN.md): the answer, findings with
+    checked evidence, coverage, the gate's reasons, usage and the run id."""
+
     version: str = REPORT_VERSION
     command: str
     question: str
     corpus: CorpusInfo
-    # count / aggregate: a counting question (rlm.pipeline.strategies.route); none: stopped before the gate
+    # count / aggregate: a counting question (rlm.pipeline.gate.counting); none: stopped before the gate
     strategy: Literal["direct", "grep", "profile", "fanout", "count", "aggregate", "none"]
     gate: GateInfo
     answer: str = ""
@@ -141,3 +147,5 @@ class Report(BaseModel):
     dry_run: bool = False
     redaction: RedactionInfo = Field(default_factory=RedactionInfo)
     aggregate: dict | None = None  # counting questions: counts and the items behind each number
+    # "anomalies?" (profile): the ranked event kinds, rlm.corpus.anomalies.KindRow.as_dict()
+    event_kinds: list[dict] = Field(default_factory=list)

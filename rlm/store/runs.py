@@ -20,6 +20,7 @@ from typing import Any
 import orjson
 
 from rlm.errors import UsageError
+from rlm.store import run_lock
 from rlm.store.db import connect, data_dir, warn
 from rlm.store.migrations import runs_migrations
 from rlm.redact.record_mask import apply, typed_masks
@@ -33,8 +34,7 @@ _RUN_COLS = ("id", "created", "finished", "command", "argv", "options", "corpus"
              "tokens", "calls", "cached_calls", "resumed_from", "pid", "error", "report", "stopped")
 
 
-class RunsUnreadable(UsageError):
-    """The run records file exists but is not a database sqlite can read."""
+from rlm.errors import RunsUnreadable  # noqa: E402,F401 - raised here, defined with the others
 
 
 class RunStore:
@@ -143,6 +143,19 @@ class RunStore:
         return Recorder(self, run_id, secrets, m)
 
 
+def run_history() -> RunStore:
+    """The run history as every reader opens it (the CLI's runs/show/resume, the MCP server's
+    runs/show/resume tools): the runs database in the data folder (RLM_DATA_DIR)."""
+    return RunStore()
+
+
+def when(ts: float | None) -> str:
+    """A run's time as runs and show print it (local time, to the second; "" when unknown)."""
+    import datetime as dt
+
+    return dt.datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M:%S") if ts else ""
+
+
 def _alive(pid: int | None) -> bool:
     if not pid:
         return False
@@ -170,6 +183,7 @@ class Recorder:
         self.seq = 0
         self.broken = False
         self._lock = threading.Lock()
+        self.resume_lock: run_lock.RunLock | None = None  # held while this run resumes another
 
     def event(self, kind: str, data: dict) -> None:
         if kind not in RECORDED_EVENTS or self.broken:
@@ -236,6 +250,8 @@ class Recorder:
             warn(f"could not write the run record ({e})")
         finally:
             self.broken = True  # closed: nothing more is written
+            if self.resume_lock is not None:
+                self.resume_lock.release()
             try:
                 self.store.close()
             except sqlite3.Error:
@@ -261,7 +277,7 @@ def record_run(run, path: str, question: str, opts) -> Recorder | None:
     asked the same question about the same corpus (UsageError otherwise)."""
     if getattr(opts, "dry_run", False):
         return None
-    resumed_from = None
+    resumed_from = lock = None
     try:
         store = RunStore()
     except (OSError, sqlite3.Error, RunsUnreadable) as e:
@@ -280,6 +296,7 @@ def record_run(run, path: str, question: str, opts) -> Recorder | None:
             raise UsageError(f"run {resumed_from} asked {old.get('question')!r} about "
                              f"{o.get('path_abs') or old.get('corpus')}; --resume re-runs the same "
                              "question on the same corpus")
+        lock = run_lock.take(resumed_from)  # a second resume of the same run stops here
     secrets = secret_values([getattr(opts, "api_key", None)])
     argv = getattr(opts, "argv", None)
     if argv:
@@ -299,7 +316,10 @@ def record_run(run, path: str, question: str, opts) -> Recorder | None:
                           secrets=secrets, masks=masks)
     except Exception as e:  # noqa: BLE001 - never fail a run for its record
         warn(f"run records unavailable ({e}); this run is not recorded")
+        if lock is not None:
+            lock.release()
         return None
+    rec.resume_lock = lock
     if resumed_from:
         rec.event("resume", {"from": resumed_from})
     run.sink = rec.wrap(run.sink)

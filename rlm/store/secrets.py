@@ -36,7 +36,7 @@ def scrub(text: str, secrets: list[str], masks: list[tuple[str, str]] = ()) -> s
 def redact_url(url: str | None) -> str | None:
     if not url:
         return url
-    from rlm.models.openai_compat import redact_url
+    from rlm.models.urls import redact_url
 
     return redact_url(url)
 

@@ -55,8 +55,7 @@ _TRUNCATION_MARK = " […]"
 _ELSEWHERE_MAX_LINES = 100_000  # rejected quotes: look for them in the whole file up to this size
 
 
-class EvidenceError(ValueError):
-    """An evidence path that cannot be accepted (outside the root, missing, a folder, ...)."""
+from rlm.errors import EvidenceError  # noqa: E402,F401 - raised here, defined with the others
 
 
 # ------------------------------------------------------------------------------ normalisation

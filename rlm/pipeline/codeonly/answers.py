@@ -4,9 +4,6 @@ Each function takes a strategy's result (rlm.pipeline.strategies.base.Result: co
 its own cov, findings, groups, answer_parts, estimate, reasons) so that the strategies need one
 call site each:
 
-- adjust_decision: with no model, prefer what code can answer completely (grep on anchors,
-  profile on an open question about a log or on a log's time window) over a direct read
-  nobody would do.
 - answer_grep: the hits as an ordered timeline (complete: every hit was found and quoted by code).
 - answer_ranked: direct/fan-out questions: BM25-ranked passages, "found by code, not read by a
   model" (incomplete: reading was needed).
@@ -20,48 +17,12 @@ from rlm.pipeline.codeonly.timeline import grep_timeline
 from rlm.pipeline.codeonly.wording import wording_failed_note
 from rlm.corpus.lines import number_lines
 from rlm.corpus.timewindow import parse_window
-from rlm.pipeline.gate import Decision, is_open_question
+from rlm.pipeline.strategies.base import Context, Result
+from rlm.pipeline.strategies.base import code_finding as _finding
 from rlm.schemas.report import Coverage, Estimate, Finding, Source
 
 TOP_PASSAGES = 5
 PASSAGE_CHARS = 240
-
-
-def adjust_decision(dec: Decision, probe, question: str, n_sources: int,
-                    sources=None) -> Decision:
-    if dec.forced or dec.strategy not in ("direct", "fanout"):
-        return dec
-    instead = "instead of a direct read" if dec.strategy == "direct" else "instead of ranking"
-    if dec.anchors:
-        return Decision("grep", dec.reasons + ["no model: code searches for the anchors "
-                                               f"{instead}"], dec.anchors, counted=dec.counted)
-    if dec.strategy == "direct" and probe.kind == "log" and n_sources == 1 and \
-            is_open_question(question):
-        return Decision("profile", dec.reasons + ["no model: code profiles the log instead "
-                                                  "of a direct read"], dec.anchors)
-    dec = rare_words_decision(dec, probe, question, sources, instead)
-    if dec.strategy != "grep" and probe.kind == "log" and parse_window(question):
-        return Decision("profile", dec.reasons + [  # a window restricts what code profiles
-            f"no model: code profiles the log's lines in the question's time window {instead}"],
-            dec.anchors, counted=True)
-    return dec
-
-
-def rare_words_decision(dec: Decision, probe, question: str, sources, instead: str) -> Decision:
-    """No anchors: the weak candidates (when the gate did not count them, on a small corpus),
-    then the plain content words, each counted by code; the rare ones are searched for."""
-    from rlm.pipeline.codeonly.word_anchors import rare_words
-    from rlm.pipeline.gate import rare_anchors
-
-    counted = [] if dec.counted else rare_anchors(question, sources, probe)
-    counted += rare_words(question, sources, probe.lines)
-    anchors = [r.candidate for r in counted if r.rare]
-    reasons = dec.reasons + [r.reason() for r in counted]
-    if not anchors:
-        return Decision(dec.strategy, reasons, [], counted=True)
-    return Decision("grep", reasons + [
-        "no model: code searches for the question's rare words "
-        f"({', '.join(repr(a) for a in anchors)}) {instead}"], anchors, counted=True)
 
 
 def grep_items(hits) -> list[tuple[str, int, str]]:
@@ -90,7 +51,6 @@ def grep_regions_read(res, hits, anchors: list[str]) -> None:
 
 
 def add_hit_findings(run, hits, chunk: str | None = None) -> None:
-    from rlm.pipeline.strategies.base import code_finding as _finding
 
     n = len(run.findings)
     for src, lines in hits:
@@ -156,3 +116,12 @@ def finish_coverage(cov: Coverage, strategy: str, interrupted_by: str = "Ctrl-C"
         s += "; the passages shown were found by code, not read by a model"
         cov.gaps.append("this question needs a model to read the text")
     return ledger.close(cov, [s + "."], interrupted_by=interrupted_by)
+
+
+def ranked_by_code(ctx: Context) -> Result:
+    """No model: a question that needs reading gets BM25-ranked passages, found by code and
+    not read (incomplete), instead of a direct read or a fan-out nobody would do."""
+    res = ctx.new_result()
+    if not ctx.opts.dry_run:
+        answer_ranked(res)
+    return res

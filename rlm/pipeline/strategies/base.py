@@ -85,6 +85,7 @@ class Result:
     reasons: list[str] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     groups: list[dict] = field(default_factory=list)
+    event_kinds: list[dict] = field(default_factory=list)  # profile: ranked kinds (corpus.anomalies)
     answer_parts: list[str] = field(default_factory=list)
     model_answer: str | None = None
     shown: str = ""  # the text a direct or grep answer was read from (rlm.verify.answer_check)
@@ -120,7 +121,8 @@ class Result:
 
 
 def unit_of(c: Chunk) -> Unit:
-    return Unit(c.id, c.path, c.line_start, c.line_end)
+    piece = c.parts[0].piece if len(c.parts) == 1 else None
+    return Unit(c.id, c.path, c.line_start, c.line_end, piece)
 
 
 def done(ctx: Context, unit: Unit, o: Outcome, findings: list | None = None) -> None:
@@ -151,17 +153,6 @@ def scan_interrupted(ctx: Context, res: "Result") -> "Result":
                             f"the {what} stopped before it finished")
     res.answer_parts.append("Interrupted by Ctrl-C while code was scanning the corpus: no "
                             "answer yet. Run the command again to finish it.")
-    return res
-
-
-def ranked_by_code(ctx: Context) -> "Result":
-    """No model: a question that needs reading gets BM25-ranked passages, found by code and
-    not read (incomplete), instead of a direct read or a fan-out nobody would do."""
-    from rlm.pipeline.codeonly import answers as by_code
-
-    res = ctx.new_result()
-    if not ctx.opts.dry_run:
-        by_code.answer_ranked(res)
     return res
 
 

@@ -11,12 +11,6 @@ from rlm.corpus.timewindow import parse_window, window_lines
 from rlm.pipeline.strategies.base import Context, Result, code_finding
 
 
-def applies(ctx: Context) -> bool:
-    """A counting question about a log (a file or a folder of logs), not forced elsewhere."""
-    return (not ctx.decision.forced and ctx.corpus.probe.kind == "log" and bool(ctx.corpus.sources)
-            and parse_count(ctx.q) is not None)
-
-
 async def run(ctx: Context) -> Result:
     res = ctx.new_result()
     cq = parse_count(ctx.q)

@@ -14,7 +14,8 @@ from rlm.engine.events import Gate
 from rlm.engine.window import PROMPT_OVERHEAD_TOKENS
 from rlm.schemas.report import Estimate
 from rlm.verify.support import supports
-from rlm.pipeline.strategies.base import ranked_by_code, Context, Result, code_finding, one_call, unit_of
+from rlm.pipeline.codeonly.answers import ranked_by_code
+from rlm.pipeline.strategies.base import Context, Result, code_finding, one_call, unit_of
 
 EXACT_COUNT_MAX_BYTES = 400_000  # below this the model's tokenizer counts the material exactly
 

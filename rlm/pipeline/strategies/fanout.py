@@ -22,7 +22,8 @@ from rlm.engine.estimate import announce
 from rlm.engine import fit, longrun
 from rlm.engine.window import PROMPT_OVERHEAD_TOKENS, chunk_bytes
 from rlm.schemas.report import Estimate, Finding, Source
-from rlm.pipeline.strategies.base import ranked_by_code, RECIPE, Context, Result, done, unit_of
+from rlm.pipeline.codeonly.answers import ranked_by_code
+from rlm.pipeline.strategies.base import RECIPE, Context, Result, done, unit_of
 
 
 async def run(ctx: Context) -> Result:

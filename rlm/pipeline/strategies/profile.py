@@ -60,7 +60,9 @@ async def run(ctx: Context) -> Result:
         if not groups:
             res.answer_parts.append("Code found no rare or error-level lines.")
         return res
-    table = kinds_markdown(rank_kinds(prof, src))
+    rows = rank_kinds(prof, src)
+    res.event_kinds = [r.as_dict() for r in rows]  # the report's `event_kinds` (JSON, HTML)
+    table = kinds_markdown(rows)
     if table:
         res.answer_parts.append(table)
     if ctx.code_only:

@@ -130,7 +130,8 @@ class Findings:
                     getattr(pick, "quote", "") or quote, ev.reason, [c.path for c in job.cands][:1],
                     rnd, getattr(pick, "severity", None), job.lens, rechecked=True))
             return False
-        sev = (getattr(pick, "severity", None) or cand.severity) if kind == "risk" else None
+        # the rule's level (bandit's where the rule is one of its checks) over the model's word
+        sev = (cand.severity or getattr(pick, "severity", None)) if kind == "risk" else None
         note = None
         if origin is not None:
             sev = (origin.severity or cand.severity) if kind == "risk" else None

@@ -12,6 +12,9 @@ from rlm.engine.options import RunOptions
 
 @dataclass
 class AuditOptions(RunOptions):
+    """Options of :func:`rlm.repo.audit`: the shared run options, the lenses, the rounds and the
+    material of one call."""
+
     command: str = "audit"
     usable_fraction: float = 0.5  # of the model context, for one job's material
     lenses: tuple[str, ...] = LENSES

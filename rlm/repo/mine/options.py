@@ -12,6 +12,8 @@ ONE_CALL_MAX_FILES = 30
 
 @dataclass
 class MineOptions(RunOptions):
+    """Options of :func:`rlm.repo.mine`: the shared run options and the mining's own."""
+
     command: str = "mine"
     usable_fraction: float = 0.5  # of the model context, for one call's candidate lines
     chunk_chars: int | None = None

@@ -29,301 +29,37 @@ Each received request is recorded in ``server.requests`` as a dict: ``t`` (time.
 ("json_schema" | "json_object+schema" | "json_object" | "text"), ``schema_name``, ``fault`` (kind
 applied or None) and ``status`` (HTTP status sent; None when dropped).
 
-Run as a script: ``python tests/fake_server.py --port 8099`` serves the default responder.
+Run as a script: ``python -m rlm.testing.fake_server --port 8099`` serves the default
+responder. The request helpers, replies and schema instances are in rlm.testing.wire.
 """
 
 from __future__ import annotations
 
 import argparse
-import copy
 import json
-import math
 import socket
 import threading
 import time
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable
 
-FAULT_KINDS = ("500", "429", "slow", "malformed", "schema", "badquote", "drop")
-MODES = ("json_schema", "json_object+schema", "json_object", "text")
-
-
-@dataclass
-class Reply:
-    """Full control over one answer. ``content`` (dict/list → JSON, str → verbatim) becomes the
-    assistant message; ``body`` (dict or bytes) replaces the whole response body instead."""
-
-    content: Any = ""
-    status: int = 200
-    headers: dict[str, str] = field(default_factory=dict)
-    body: Any = None
-    usage: dict[str, int] | None = None  # overrides the chars/4 estimate
-    omit_usage: bool = False
-    finish_reason: str = "stop"
-    delay: float = 0.0  # seconds to wait before answering
-
-
-@dataclass
-class Fault:
-    match: str
-    kind: str
-    times: int | None = None  # remaining; None = forever
-    kw: dict[str, Any] = field(default_factory=dict)
-    hits: int = 0
-
-
-Responder = Callable[[dict, str], Any]
-
-
-# --------------------------------------------------------------------------- request helpers
-
-
-def _text_of(content: Any) -> str:
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):  # OpenAI content parts
-        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
-    return str(content)
-
-
-def user_text(req: dict) -> str:
-    """The text of the last user message of a request body."""
-    for msg in reversed(req.get("messages") or []):
-        if isinstance(msg, dict) and msg.get("role") == "user":
-            return _text_of(msg.get("content"))
-    return ""
-
-
-def prompt_text(req: dict) -> str:
-    return "\n".join(_text_of(m.get("content")) for m in req.get("messages") or [] if isinstance(m, dict))
-
-
-def request_mode(req: dict) -> str:
-    rf = req.get("response_format")
-    if not isinstance(rf, dict):
-        return "text"
-    t = rf.get("type")
-    if t == "json_schema":
-        return "json_schema"
-    if t == "json_object":
-        return "json_object+schema" if isinstance(rf.get("schema"), dict) else "json_object"
-    return "text"
-
-
-def request_schema(req: dict) -> dict | None:
-    """The JSON schema a request asks for, if any."""
-    rf = req.get("response_format")
-    if not isinstance(rf, dict):
-        return None
-    if rf.get("type") == "json_schema":
-        js = rf.get("json_schema") or {}
-        s = js.get("schema")
-        return s if isinstance(s, dict) else None
-    s = rf.get("schema")
-    return s if isinstance(s, dict) else None
-
-
-def request_schema_name(req: dict) -> str | None:
-    rf = req.get("response_format")
-    if not isinstance(rf, dict):
-        return None
-    if rf.get("type") == "json_schema":
-        return (rf.get("json_schema") or {}).get("name")
-    s = rf.get("schema")
-    if isinstance(s, dict):
-        return s.get("title")
-    return None
-
-
-def estimate_tokens(text: str) -> int:
-    return math.ceil(len(text) / 4) if text else 0
-
-
-# --------------------------------------------------------------------------- schema instances
-
-
-def _resolve_ref(ref: str, root: dict) -> dict:
-    if not ref.startswith("#/"):
-        return {}
-    node: Any = root
-    for part in ref[2:].split("/"):
-        if not isinstance(node, dict):
-            return {}
-        node = node.get(part.replace("~1", "/").replace("~0", "~"), {})
-    return node if isinstance(node, dict) else {}
-
-
-def minimal_instance(schema: Any, root: dict | None = None, depth: int = 0) -> Any:
-    """A small instance that satisfies common JSON schemas: empty arrays (or minItems items),
-    "" strings (or minLength "x"s), 0 numbers (or the minimum), False, the first enum value."""
-    if not isinstance(schema, dict):
-        return {}
-    root = root if root is not None else schema
-    if depth > 24:
-        return None
-    if "$ref" in schema:
-        return minimal_instance(_resolve_ref(schema["$ref"], root), root, depth + 1)
-    if "const" in schema:
-        return copy.deepcopy(schema["const"])
-    if schema.get("enum"):
-        return copy.deepcopy(schema["enum"][0])
-    if "default" in schema:
-        return copy.deepcopy(schema["default"])
-    for key in ("anyOf", "oneOf", "allOf"):
-        alts = schema.get(key)
-        if isinstance(alts, list) and alts:
-            non_null = [a for a in alts if not (isinstance(a, dict) and a.get("type") == "null")]
-            return minimal_instance((non_null or alts)[0], root, depth + 1)
-    t = schema.get("type")
-    if isinstance(t, list):
-        t = next((x for x in t if x != "null"), t[0] if t else None)
-    if t is None:
-        if "properties" in schema:
-            t = "object"
-        elif "items" in schema:
-            t = "array"
-        else:
-            return {}
-    if t == "object":
-        props = schema.get("properties") or {}
-        required = set(schema.get("required") or [])
-        out = {}
-        for name, sub in props.items():
-            if name in required or depth < 6:
-                out[name] = minimal_instance(sub, root, depth + 1)
-        return out
-    if t == "array":
-        n = int(schema.get("minItems") or 0)
-        return [minimal_instance(schema.get("items") or {}, root, depth + 1) for _ in range(n)]
-    if t == "string":
-        return "x" * int(schema.get("minLength") or 0)
-    if t in ("integer", "number"):
-        if "minimum" in schema:
-            v = schema["minimum"]
-        elif "exclusiveMinimum" in schema and not isinstance(schema["exclusiveMinimum"], bool):
-            v = schema["exclusiveMinimum"] + 1
-        else:
-            v = 0
-        return int(math.ceil(v)) if t == "integer" else v
-    if t == "boolean":
-        return False
-    if t == "null":
-        return None
-    return {}
-
-
-def _wrong_value(sub: Any, root: dict) -> Any:
-    if isinstance(sub, dict) and "$ref" in sub:
-        sub = _resolve_ref(sub["$ref"], root)
-    if not isinstance(sub, dict):
-        return "nope"
-    if "enum" in sub:
-        return "not-an-allowed-value"
-    t = sub.get("type")
-    if isinstance(t, list):
-        t = next((x for x in t if x != "null"), None)
-    return 12345 if t == "string" else "nope"
-
-
-def violating_instance(schema: dict | None) -> Any:
-    """Valid JSON that does not validate against ``schema`` (every property has the wrong type)."""
-    if isinstance(schema, dict) and "$ref" in schema:
-        target = _resolve_ref(schema["$ref"], schema)
-        schema = {**target, "$defs": schema.get("$defs", {}), "definitions": schema.get("definitions", {})}
-    props = (schema or {}).get("properties") if isinstance(schema, dict) else None
-    if not props:
-        return {"findings": "nope"}
-    return {name: _wrong_value(sub, schema) for name, sub in props.items()}
-
-
-def default_responder(req: dict, user_text: str) -> Any:
-    schema = request_schema(req)
-    return minimal_instance(schema) if schema else {}
-
+from rlm.testing.handler import Handler, HTTPServer
+from rlm.testing.wire import (
+    FAULT_KINDS,
+    MODES,
+    Fault,
+    Reply,
+    Responder,
+    default_responder,
+    estimate_tokens,
+    prompt_text,
+    request_mode,
+    request_schema,
+    request_schema_name,
+    user_text,
+    violating_instance,
+)
 
 # --------------------------------------------------------------------------- the server
-
-
-class _HTTPServer(ThreadingHTTPServer):
-    daemon_threads = True
-    allow_reuse_address = True
-    request_queue_size = 256  # fan-out tests open many connections at once
-
-    def handle_error(self, request, client_address):  # quiet: clients hang up on purpose
-        pass
-
-
-class _Handler(BaseHTTPRequestHandler):
-    disable_nagle_algorithm = True  # answer at once: Nagle + delayed ACK cost ~40 ms a reply
-    protocol_version = "HTTP/1.1"
-    server_version = "FakeOpenAI/1.0"
-    timeout = 60  # idle keep-alive connections are closed after this
-
-    def log_message(self, format, *args):  # noqa: A002
-        pass
-
-    @property
-    def owner(self) -> "FakeServer":
-        return self.server.owner  # type: ignore[attr-defined]
-
-    def setup(self):
-        super().setup()
-        self.owner._track(self.connection)
-
-    def finish(self):
-        try:
-            super().finish()
-        except OSError:
-            pass
-        finally:
-            self.owner._untrack(self.connection)
-
-    # -- responses
-    def send_json(self, status: int, obj: Any, headers: dict[str, str] | None = None) -> None:
-        data = obj if isinstance(obj, (bytes, bytearray)) else json.dumps(obj).encode("utf-8")
-        try:
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            for k, v in (headers or {}).items():
-                self.send_header(k, str(v))
-            self.end_headers()
-            self.wfile.write(data)
-            self.wfile.flush()
-        except OSError:  # the client gave up (e.g. it timed out on a slow answer)
-            self.close_connection = True
-
-    def drop(self) -> None:
-        self.close_connection = True
-        try:
-            self.connection.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
-
-    def do_GET(self):  # noqa: N802
-        path = self.path.split("?", 1)[0].rstrip("/")
-        key = self.owner.api_key
-        if key is not None and self.headers.get("Authorization") != f"Bearer {key}":
-            self.send_json(401, {"error": {"message": "Incorrect API key provided.", "type": "invalid_request_error", "code": "invalid_api_key"}})
-            return
-        if path in ("/v1/models", "/models"):
-            self.send_json(200, {"object": "list", "data": [{"id": self.owner.model_name, "object": "model", "created": 0, "owned_by": "fake"}]})
-        elif path in ("/health", "/v1/health"):
-            self.send_json(200, {"status": "ok"})
-        else:
-            self.send_json(404, {"error": {"message": f"no route {path}", "type": "not_found", "code": 404}})
-
-    def do_POST(self):  # noqa: N802
-        length = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(length) if length else b""
-        path = self.path.split("?", 1)[0].rstrip("/")
-        if path not in ("/v1/chat/completions", "/chat/completions"):
-            self.send_json(404, {"error": {"message": f"no route {path}", "type": "not_found", "code": 404}})
-            return
-        self.owner._handle_chat(self, raw, path)
 
 
 class FakeServer:
@@ -342,7 +78,7 @@ class FakeServer:
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._conns: set[socket.socket] = set()
-        self._httpd: _HTTPServer | None = None
+        self._httpd: HTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._counter = 0
 
@@ -351,7 +87,7 @@ class FakeServer:
         if self._httpd is not None:
             return self
         self._stop.clear()
-        httpd = _HTTPServer((self.host, self.port), _Handler)
+        httpd = HTTPServer((self.host, self.port), Handler)
         httpd.owner = self  # type: ignore[attr-defined]
         self._httpd = httpd
         self.port = httpd.server_address[1]
@@ -479,7 +215,7 @@ class FakeServer:
             fn = self._responders.get(name) if name else None
         return (fn or self.default)(req, text)
 
-    def _handle_chat(self, h: _Handler, raw: bytes, path: str) -> None:
+    def _handle_chat(self, h: Handler, raw: bytes, path: str) -> None:
         try:
             req = json.loads(raw.decode("utf-8") or "{}")
             if not isinstance(req, dict):
@@ -515,44 +251,56 @@ class FakeServer:
             send(refused, {"error": {"code": refused, "type": "server_error",
                                      "message": f'response_format type must be one of "text" or "json_object", but got: {rf_type}'}})
             return
-
         f = self._take_fault(text)
-        kind = f.kind if f else None
-        kw = f.kw if f else {}
-        rec["fault"] = kind
-        if kind == "drop":
-            h.drop()
+        rec["fault"] = f.kind if f else None
+        if f is not None and self._fail_early(h, f, send):
             return
-        if kind == "500":
+        result = self._result(req, text, f, send)
+        if result is not None:
+            self._send_reply(h, req, result, send)
+
+    def _fail_early(self, h: Handler, f: Fault, send: Callable[..., None]) -> bool:
+        """The faults that answer before any content: drop, 500, 429; "slow" waits first.
+        True when the request was answered (or dropped)."""
+        kw = f.kw
+        if f.kind == "drop":
+            h.drop()
+            return True
+        if f.kind == "500":
             status = int(kw.get("status", 500))
             send(status, {"error": {"message": kw.get("message", "injected server error"), "type": "server_error", "code": status}})
-            return
-        if kind == "429":
+            return True
+        if f.kind == "429":
             send(429, {"error": {"message": "Rate limit reached (injected)", "type": "rate_limit_error", "code": 429}},
                  {"Retry-After": str(kw.get("retry_after", "0"))})
-            return
-        if kind == "slow":
-            if self._stop.wait(float(kw.get("seconds", 5.0))):
-                h.drop()
-                return
+            return True
+        if f.kind == "slow" and self._stop.wait(float(kw.get("seconds", 5.0))):
+            h.drop()
+            return True
+        return False
 
+    def _result(self, req: dict, text: str, f: Fault | None, send: Callable[..., None]) -> Any:
+        """The content to answer with: the responder's, or what a content fault puts instead.
+        None when the responder raised (answered with a 500 already)."""
+        kind, kw = (f.kind, f.kw) if f else (None, {})
         if kind == "malformed":
-            result: Any = kw.get("content", '{"findings": [')
-        elif kind == "schema":
-            result = kw.get("content", violating_instance(request_schema(req)))
-        else:
-            try:
-                result = self._respond(req, text)
-            except Exception as e:  # a broken responder is a test bug: make it visible
-                send(500, {"error": {"message": f"responder raised {type(e).__name__}: {e}", "type": "responder_error", "code": 500}})
-                return
-            if kind == "badquote":
-                prompt = prompt_text(req)
-                if isinstance(result, Reply):
-                    result.content = self._replace_quotes(_maybe_json(result.content), prompt)
-                else:
-                    result = self._replace_quotes(_maybe_json(result), prompt)
+            return kw.get("content", '{"findings": [')
+        if kind == "schema":
+            return kw.get("content", violating_instance(request_schema(req)))
+        try:
+            result = self._respond(req, text)
+        except Exception as e:  # a broken responder is a test bug: make it visible
+            send(500, {"error": {"message": f"responder raised {type(e).__name__}: {e}", "type": "responder_error", "code": 500}})
+            return None
+        if kind == "badquote":
+            prompt = prompt_text(req)
+            if isinstance(result, Reply):
+                result.content = self._replace_quotes(_maybe_json(result.content), prompt)
+            else:
+                result = self._replace_quotes(_maybe_json(result), prompt)
+        return result
 
+    def _send_reply(self, h: Handler, req: dict, result: Any, send: Callable[..., None]) -> None:
         reply = result if isinstance(result, Reply) else Reply(content=result)
         if reply.delay and self._stop.wait(reply.delay):
             h.drop()
