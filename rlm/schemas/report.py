@@ -147,5 +147,7 @@ class Report(BaseModel):
     dry_run: bool = False
     redaction: RedactionInfo = Field(default_factory=RedactionInfo)
     aggregate: dict | None = None  # counting questions: counts and the items behind each number
+    # where the work ran: name (local|ray), workers, nodes, shards_per_node (rlm.executor)
+    executor: dict | None = None
     # "anomalies?" (profile): the ranked event kinds, rlm.corpus.anomalies.KindRow.as_dict()
     event_kinds: list[dict] = Field(default_factory=list)
