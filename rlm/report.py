@@ -36,6 +36,8 @@ def build(ctx: Context, res: Result) -> Report:
     if res.reduce is not None:
         rep.reduce = res.reduce
     rep.aggregate = getattr(res, "aggregate", None)  # rlm.aggregate_map (counting questions)
+    rep.matched = res.matched
+    rep.read_as = ctx.query.read_as() if ctx.query else ""
     cov = res.cov
     if s.opts.dry_run:
         redact_model.declare(s.redaction, rep, [])  # what a run would do
@@ -63,5 +65,9 @@ def build(ctx: Context, res: Result) -> Report:
         parts = [stop, *parts]
     if head and head.startswith("**Found:** ") and head[11:] in parts:
         parts = [p for p in parts if p != head[11:]]  # the timeline's summary leads
-    rep.answer = "\n\n".join(p for p in [head or "", res.model_answer or "", *parts] if p)
+    body = [p for p in [res.model_answer or "", *parts] if p]
+    if not head and dec.strategy == "count" and res.answer_parts and res.answer_parts[0] in body:
+        head = res.answer_parts[0]  # the exact count by code leads
+        body.remove(head)
+    rep.answer = "\n\n".join(p for p in [head or "", rep.read_as, *body] if p)
     return rep

@@ -224,3 +224,6 @@ class Report(BaseModel):
     dry_run: bool = False
     redaction: RedactionInfo = Field(default_factory=RedactionInfo)
     aggregate: dict | None = None  # counting questions: counts and the items behind each number
+    read_as: str = ""  # how code read the question (rlm.query): "Read as: count lines ..."
+    # a counting answer: what it holds, with every matching line number (rlm.codeonly.count_text)
+    matched: dict | None = None

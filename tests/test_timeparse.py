@@ -29,7 +29,8 @@ def ts(y, mo, d, h, mi, s, frac=0.0):
     ("Jul  1 09:00:55 calvisitor-10-105-160-95 kernel[0]: IOThunderboltSwitch", "syslog", ts(YEARLESS, 7, 1, 9, 0, 55)),
     ("03-17 16:13:38.811  1702  2395 D WindowManager: printFreezingDisplayLogs", "logcat", ts(YEARLESS, 3, 17, 16, 13, 38, 0.811)),
     ("[10.30 16:49:06] chrome.exe - proxy.cse.cuhk.edu.hk:5070 open through", "proxifier", ts(YEARLESS, 10, 30, 16, 49, 6)),
-    ("- 1117838570 2005.06.03 R02-M1-N0-C:J12-U11 2005-06-03-15.42.50.675872 R02", "epoch", 1117838570.0),
+    # BGL writes an epoch and its own clock: the written clock wins (times shown as written)
+    ("- 1117838570 2005.06.03 R02-M1-N0-C:J12-U11 2005-06-03-15.42.50.675872 R02", "bgl", ts(2005, 6, 3, 15, 42, 50, 0.675872)),
     ("1480000000.123 node05 lustre: client reconnected", "epoch", 1480000000.123),
     ('{"ts": 1480000000123, "level": "info"}', "json:epoch_ms", 1480000000.123),
     ("134681 node-246 unix.hw state_change.unavailable 1077804742 1 Component", "epoch", 1077804742.0),

@@ -19,7 +19,6 @@ from rlm.codeonly.rank import rank_passages
 from rlm.codeonly.timeline import grep_timeline
 from rlm.codeonly.wording import wording_failed_note
 from rlm.corpus.lines import number_lines
-from rlm.corpus.timewindow import parse_window
 from rlm.strategies.gate import Decision, is_open_question
 from rlm.schemas import Coverage, Estimate, Finding, Source
 
@@ -28,7 +27,7 @@ PASSAGE_CHARS = 240
 
 
 def adjust_decision(dec: Decision, probe, question: str, n_sources: int,
-                    sources=None) -> Decision:
+                    sources=None, window=None) -> Decision:
     if dec.forced or dec.strategy not in ("direct", "fanout"):
         return dec
     instead = "instead of a direct read" if dec.strategy == "direct" else "instead of ranking"
@@ -40,7 +39,7 @@ def adjust_decision(dec: Decision, probe, question: str, n_sources: int,
         return Decision("profile", dec.reasons + ["no model: code profiles the log instead "
                                                   "of a direct read"], dec.anchors)
     dec = rare_words_decision(dec, probe, question, sources, instead)
-    if dec.strategy != "grep" and probe.kind == "log" and parse_window(question):
+    if dec.strategy != "grep" and probe.kind == "log" and window is not None:
         return Decision("profile", dec.reasons + [  # a window restricts what code profiles
             f"no model: code profiles the log's lines in the question's time window {instead}"],
             dec.anchors, counted=True)

@@ -20,6 +20,7 @@ from rlm.run.events import UnitDone
 from rlm.run.ledger import Ledger, Unit, failed_unit, mb
 from rlm.run.session import Session
 from rlm.schemas import Estimate, Finding, ReduceInfo, Source
+from rlm.query import Query, read_query
 from rlm.strategies.gate import Decision
 
 RECIPE = "giant-file"
@@ -37,6 +38,11 @@ class Context:
     window: int  # material tokens one call may carry
     cpt: float  # chars per token, measured on the corpus
     result: "Result | None" = None  # the strategy's result as it fills (for an interrupted scan)
+    query: Query | None = None  # the question read once (rlm.query); read here when not given
+
+    def __post_init__(self) -> None:
+        if self.query is None:
+            self.query = read_query(self.q)
 
     @property
     def opts(self):
@@ -89,6 +95,7 @@ class Result:
     reduce: ReduceInfo | None = None
     synthesize: bool = False  # the findings still need a synthesis call
     evidence: evidence.EvidenceStats = field(default_factory=evidence.EvidenceStats)
+    matched: dict | None = None  # a counting answer's record (rlm.codeonly.count_text)
 
     # what the code-only hooks (rlm.codeonly.answers) read
     @property

@@ -16,6 +16,7 @@ from rlm.corpus.probe import Probe
 from rlm.corpus.rarity import Rarity, rare_candidates
 from rlm.corpus.source import TextSource
 from rlm.errors import UsageError
+from rlm.query import Query, read_query
 from rlm.words import n_
 
 DIRECT_MAX_BYTES = 256 * 1024
@@ -47,13 +48,17 @@ def is_open_question(question: str) -> bool:
 
 def decide(probe: Probe, question: str, usable_tokens: int, est_tokens: int,
            force: str | None = None, *, n_sources: int = 1, code_only: bool = False,
-           window_note: str | None = None, sources: list[TextSource] | None = None) -> Decision:
+           window_note: str | None = None, sources: list[TextSource] | None = None,
+           query: Query | None = None) -> Decision:
     """The final decision for a corpus of ``n_sources`` files (see :func:`by_size` for the
-    size rule). Raises UsageError for an unknown or impossible --strategy. With `sources`,
-    weak candidate anchors are counted in them (may raise ScanInterrupted on Ctrl-C)."""
+    size rule), on the question read once (`query`, rlm.query; read here when not given).
+    Raises UsageError for an unknown or impossible --strategy. With `sources`, weak candidate
+    anchors are counted in them (may raise ScanInterrupted on Ctrl-C)."""
     if force and force not in STRATEGIES:
         raise UsageError(f"unknown strategy {force!r} (direct, grep, profile, fanout)")
-    dec = by_size(probe, question, usable_tokens, est_tokens, force, sources)
+    query = query or read_query(question)
+    question = query.rest  # the window's text is the window's, never a search term
+    dec = by_size(probe, question, usable_tokens, est_tokens, force, sources, query.anchors)
     if dec.strategy == "direct" and n_sources > 1 and not dec.forced:
         if probe.kind == "log" and is_open_question(question) and not dec.anchors:
             dec = Decision("profile", dec.reasons + [
@@ -71,7 +76,7 @@ def decide(probe: Probe, question: str, usable_tokens: int, est_tokens: int,
     if code_only:
         from rlm.codeonly.answers import adjust_decision
 
-        dec = adjust_decision(dec, probe, question, n_sources, sources)
+        dec = adjust_decision(dec, probe, question, n_sources, sources, query.window)
     if dec.strategy == "grep" and not dec.anchors:
         raise UsageError("--strategy grep needs anchors in the question (quoted text or ids)")
     if window_note:
@@ -80,9 +85,10 @@ def decide(probe: Probe, question: str, usable_tokens: int, est_tokens: int,
 
 
 def by_size(probe: Probe, question: str, usable_tokens: int, est_tokens: int,
-            force: str | None = None, sources: list[TextSource] | None = None) -> Decision:
+            force: str | None = None, sources: list[TextSource] | None = None,
+            anchors: list[str] | None = None) -> Decision:
     """usable_tokens: material one call may hold; est_tokens: the corpus' estimated tokens."""
-    anchors = extract_anchors(question)
+    anchors = list(extract_anchors(question) if anchors is None else anchors)
     size = (f"{n_(probe.bytes, 'byte')}, {n_(probe.lines, 'line')}, {n_(probe.files, 'file')}, "
             f"kind {probe.kind}")
     if force:

@@ -37,7 +37,7 @@ async def run(ctx: Context) -> Result:
         res.cov.lines_scanned_by_code += src.line_count
         truncated |= r.truncated
         found = r.hit_lines
-        ranges, w = log_window(ctx.corpus.probe.kind, src, ctx.q)  # "between 14:00 and 14:30"
+        ranges, w = log_window(ctx.corpus.probe.kind, src, ctx.query.window)  # "between 14:00 and 14:30"
         if w:
             found = keep_in(found, ranges)
             windows[src.display] = ranges

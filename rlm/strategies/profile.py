@@ -10,7 +10,7 @@ from rlm.codeonly.wording import guard_label, wording_failed_note
 from rlm.corpus.logset import LogSet, where
 from rlm.corpus.profile import profile_log, why_picked
 from rlm.corpus.source import TextSource
-from rlm.corpus.timewindow import folder_window_lines, parse_window, window_lines, window_note
+from rlm.corpus.timewindow import folder_window_lines, window_lines, window_note
 from rlm.engine.candidates import Group, group_candidates, judge_group, numbered
 from rlm.engine.mapper import Outcome, map_items
 from rlm.run.events import Plan, UnitStarted
@@ -28,7 +28,7 @@ async def run(ctx: Context) -> Result:
     res = ctx.new_result()
     srcs = ctx.corpus.sources
     src = srcs[0] if len(srcs) == 1 else LogSet(srcs)  # a folder of logs: one log
-    ranges, w = time_window(res, src, ctx.q)
+    ranges, w = time_window(res, src, ctx.query.window)
     prof = profile_log(src, line_ranges=ranges)
     res.cov.bytes_scanned_by_code, res.cov.lines_scanned_by_code = prof.bytes, prof.lines
     if ranges is not None:
@@ -84,11 +84,10 @@ async def run(ctx: Context) -> Result:
     return res
 
 
-def time_window(res: Result, src, question: str):
+def time_window(res: Result, src, w):
     """(line ranges, window) when the question names a time window ("between 14:00 and
     14:30", "around 14:05") and the log's lines carry times; (None, None) otherwise. A
     folder's ranges are in its global numbering: each file is searched by time on its own."""
-    w = parse_window(question)
     if w is None:
         return None, None
     if isinstance(src, LogSet):
