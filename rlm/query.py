@@ -72,7 +72,7 @@ class Query:
 
     def read_as(self, predicate: str | None = None) -> str:
         """"Read as: count lines matching `Failed password …`, whole file"."""
-        what = predicate or self.predicate_words()
+        what = predicate or ("all lines" if self.every_line else self.predicate_words())
         if self.kind == "top" and self.top_k == 1:
             head = f"the {self.group_by} with the most {what}"
         elif self.kind == "top":
@@ -94,7 +94,7 @@ class Query:
         if self.level:
             return f"{self.level}-level lines"
         if self.every_line:
-            return "all lines"
+            return "lines"
         return "lines matching " + " ".join(f"`{w}`" for w in self.words)
 
 
