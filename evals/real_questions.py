@@ -65,7 +65,8 @@ def top_of(rx: str, key: str, flags: int = 0) -> Callable[[list[str]], tuple[str
                 m = k.search(s)
                 v = m.group(1) if m else "(none)"
                 counts[v] = counts.get(v, 0) + 1
-        best = max(counts.items(), key=lambda kv: kv[1])
+        named = {k: c for k, c in counts.items() if k != "(none)"}
+        best = max(named.items(), key=lambda kv: kv[1])
         return best[0], best[1], sum(counts.values())
     return f
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from rlm.corpus.grep import extract_anchors
 from rlm.corpus.idents import blank
+from rlm.corpus.predicate import lexicon
 from rlm.corpus.slots import slot_name
 from rlm.corpus.timewindow import Window, parse_window
 
@@ -36,14 +37,10 @@ _HOW_MANY = re.compile(r"\b(?:how\s+many|number\s+of|count(?:\s+of)?|total(?:\s+
 _PER = re.compile(rf"\b(?:per|by|for\s+each|each|grouped\s+by|broken\s+down\s+by)\s+{_SLOT}",
                   re.I)
 _LIST = re.compile(r"\b(?:list|cite|show|give)\s+(?:me\s+)?(?:all|every|each)\b", re.I)
-_CUT = re.compile(r"\s*\b(?:are|were|is|was|did|do|does|have|has|had|in|happened|occurred|"
-                  r"there|between|around|after|before|since|until|at|on|from|during)\b.*$",
-                  re.I)
 LEVEL_WORDS = {"error": "error", "errors": "error", "err": "error", "fatal": "error",
                "critical": "error", "crit": "error", "warning": "warn", "warnings": "warn",
                "warn": "warn"}
-ALL_WORDS = {"line", "lines", "entries", "entry", "records", "events", "messages", "requests",
-             "log", "logs"}
+ALL_WORDS = {"line", "lines", "entries", "entry", "records", "events", "log", "logs"}
 
 
 @dataclass
@@ -60,7 +57,7 @@ class Query:
     @property
     def level(self) -> str | None:
         """"error" / "warn" when the predicate is a level ("how many errors?")."""
-        got = {LEVEL_WORDS.get(w.lower()) for w in self.words}
+        got = {LEVEL_WORDS.get(w.lower()) for w in self.words if w.lower() not in ALL_WORDS}
         return got.pop() if len(got) == 1 and None not in got else None
 
     @property
@@ -99,10 +96,14 @@ class Query:
 
 
 def _words(text: str, anchors: list[str]) -> list[str]:
-    text = _CUT.sub("", text)
+    """The predicate's words: the text's words less anchors and words that frame a count
+    (`attempts`, `are there`: recipes/lexicon.toml), in order."""
+    _, filler = lexicon()
     for a in anchors:
         text = text.replace(a, " ")
-    return re.findall(r"[A-Za-z][\w'-]*", text)
+    words = re.findall(r"[A-Za-z][\w'-]*[A-Za-z]|[A-Za-z]", text)
+    return [w for w in words if w.lower() not in filler or w.lower() in ALL_WORDS
+            or (w.isupper() and len(w) > 1)]  # GET, POST: a log's own word
 
 
 def read_query(question: str) -> Query:

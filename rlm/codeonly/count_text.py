@@ -45,8 +45,11 @@ def _table(label: str, rows: list[tuple[str, list]], total: int, noun: str) -> l
     return out
 
 
+NONE = "(none)"  # the group of lines that do not hold the slot: never the leader
+
+
 def _ranked(table: dict) -> list[tuple[str, list]]:
-    return sorted(table.items(), key=lambda kv: (-kv[1][0], kv[1][2]))
+    return sorted(table.items(), key=lambda kv: (kv[0] == NONE, -kv[1][0], kv[1][2]))
 
 
 def _what(q, concepts: list[str], kinds: list) -> str:
@@ -68,18 +71,40 @@ def answer(q, concepts: list[str], tally) -> str:
     if len(kinds) > 1:
         out += ["", *_table("template", [(shown(k), v) for k, v in kinds], tally.total,
                             "template")]
+    if tally.related:
+        out += ["", related(tally.related)]
     out += ["", holds(q, tally, len(kinds))]
     return "\n".join(out)
+
+
+def related(rel: list) -> str:
+    """Templates that hold the question's meaning only through a synonym: named, not counted."""
+    by: dict[str, list] = {}
+    for s, src in rel:
+        g = by.setdefault(shown(s.row.text, 80), [0, src, s.row.first_line])
+        g[0] += s.row.count
+    rows = sorted(by.items(), key=lambda kv: -kv[1][0])
+    n = sum(c for c, _, _ in by.values())
+    names = "; ".join(f"`{k}` ({c:,}, first at {_ref(src, ln)})" for k, (c, src, ln) in rows[:3])
+    more = f"; and {len(rows) - 3:,} more" if len(rows) > 3 else ""
+    return (f"Not counted: {_n(n, 'line')} of {_n(len(rows), 'template')} that match only by a "
+            f"synonym of the question's words: {names}{more}. Ask with those words to count "
+            "them.")
 
 
 def _grouped(q, what: str, tally) -> list[str]:
     groups = _ranked(tally.groups)
     top_c = groups[0][1][0]
-    leaders = [k for k, (c, _, _) in groups if c == top_c]
+    leaders = [k for k, (c, _, _) in groups if c == top_c and k != NONE]
+    if not leaders:
+        return [f"None of the **{tally.total:,}** {what} names a {q.group_by} "
+                f"({_scope(q, tally.scanned)}): code cannot group them by it."]
     lead = (f"**{leaders[0]}**" if len(leaders) == 1 else
             " and ".join(f"**{k}**" for k in leaders[:5]) + f" tie")
+    nameless = tally.groups.get(NONE, [0])[0]
+    no_slot = (f" {_n(nameless, 'line')} of them name no {q.group_by}." if nameless else "")
     head = [f"{lead} had the most: **{top_c:,}** of the **{tally.total:,}** {what} "
-            f"({_scope(q, tally.scanned)})."] if q.kind == "top" else [
+            f"({_scope(q, tally.scanned)}).{no_slot}"] if q.kind == "top" else [
         f"**{tally.total:,}** {what} ({_scope(q, tally.scanned)}), in "
         f"{_n(len(groups), q.group_by + ' value')}."]
     return head + ["", *_table(q.group_by, groups, tally.total, f"{q.group_by} value")]

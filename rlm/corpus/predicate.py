@@ -31,11 +31,18 @@ def lexicon() -> tuple[dict[str, str], frozenset[str]]:
 
 
 def stem(word: str) -> str:
+    """A light stem: plural, then -ing/-ed, then a final e (`failures`, `failure` -> failur;
+    `failed` -> fail; `closed`, `close` -> clos)."""
     w = word.lower()
-    for suf in ("ing", "ed", "es", "s"):
-        if len(w) > len(suf) + 3 and w.endswith(suf):
-            return w[: -len(suf)]
-    return w
+    if w.endswith("ies") and len(w) > 4:
+        w = w[:-3] + "y"
+    elif w.endswith("s") and not w.endswith("ss") and len(w) > 3:
+        w = w[:-1]
+    for suf in ("ing", "ed"):
+        if w.endswith(suf) and len(w) > len(suf) + 2:
+            w = w[: -len(suf)]
+            break
+    return w[:-1] if w.endswith("e") and len(w) > 3 else w
 
 
 def concept_of(word: str) -> str:
@@ -60,7 +67,7 @@ def question_concepts(words: list[str]) -> list[str]:
     _, filler = lexicon()
     out: list[str] = []
     for w in words:
-        if w.lower() in filler or len(w) < 2:
+        if (w.lower() in filler and not w.isupper()) or len(w) < 2:
             continue
         c = concept_of(w)
         if c not in out:
@@ -78,7 +85,9 @@ class Scored:
 @dataclass
 class Match:
     concepts: list[str]
+    stems: list[str] = field(default_factory=list)  # the question's words, stemmed
     rows: list[Scored] = field(default_factory=list)  # templates holding every concept
+    related: list[Scored] = field(default_factory=list)  # by synonym only, when stems matched
     nearest: list[Scored] = field(default_factory=list)  # when none holds all: the closest
 
     @property
@@ -89,12 +98,9 @@ class Match:
     def total(self) -> int:
         return sum(s.row.count for s in self.rows)
 
-    def described(self) -> str:
-        return " + ".join(f"`{c}`" for c in self.concepts)
 
-
-def _score(text: str, concepts: list[str]) -> tuple[list[str], bool]:
-    seq = [concept_of(w) for w in words_of(text)]
+def _score(words: list[str], concepts: list[str]) -> tuple[list[str], bool]:
+    seq = [concept_of(w) for w in words]
     held = [c for c in concepts if c in seq]
     phrase = False
     if len(concepts) >= 2 and len(held) == len(concepts):
@@ -103,19 +109,34 @@ def _score(text: str, concepts: list[str]) -> tuple[list[str], bool]:
     return held, phrase
 
 
-def match(rows: list, concepts: list[str]) -> Match:
-    """The rows (each with .text and .count) whose words hold every concept."""
-    m = Match(concepts)
+def match(rows: list, words: list[str], example=None) -> Match:
+    """The rows (each with .text and .count) whose words hold every concept of the question's
+    `words`. Rows holding every word by its own stem (`failures` ~ `failure`) are the answer
+    when there are any; rows that hold them only through the lexicon (`failed`) are then
+    `related`, named but not counted. `example(row)` gives a real line of the row, whose
+    variable tokens still show their words (`blk_-123` is a `blk`)."""
+    _, filler = lexicon()
+    concepts = question_concepts(words)
+    stems = [s for s in dict.fromkeys(stem(w) for w in words if len(w) >= 2 and (
+        w.lower() not in filler or w.isupper()))]
+    m = Match(concepts, stems)
     if not concepts:
         return m
+    exact: list[Scored] = []
     partial: list[Scored] = []
     for row in rows:
-        held, phrase = _score(row.text, concepts)
+        text = row.text + (" " + example(row) if example else "")
+        ws = words_of(text)
+        held, phrase = _score(ws, concepts)
         if len(held) == len(concepts):
-            m.rows.append(Scored(row, held, phrase))
+            own = {stem(w) for w in ws}
+            (exact if all(s in own for s in stems) else m.rows).append(Scored(row, held, phrase))
         elif held:
             partial.append(Scored(row, held, False))
-    m.rows.sort(key=lambda s: (not s.phrase, -s.row.count))
+    if exact:
+        m.rows, m.related = exact, m.rows
+    for lst in (m.rows, m.related):
+        lst.sort(key=lambda s: (not s.phrase, -s.row.count))
     if not m.rows:
         partial.sort(key=lambda s: (-len(s.held), -s.row.count))
         m.nearest = partial[:NEAREST]

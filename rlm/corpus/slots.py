@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from rlm.corpus.idents import PATTERNS
+from rlm.corpus.idents import PATTERNS, find_idents
 
 SLOTS = {
     "ip": {"ip", "ips", "address", "addresses", "ip address", "ip addresses", "client",
@@ -54,8 +54,11 @@ def slot_name(word: str | None) -> str | None:
 def slot_value(slot: str, line: str, template: str | None = None) -> str:
     """The line's value for `slot` ("(none)" when it has none)."""
     if slot == "ip":
-        m = _IPV4.search(line) or _RX["ipv6"].search(line)
-        return m.group(0) if m else "(none)"
+        m = _IPV4.search(line)
+        if m:
+            return m.group(0)
+        v6 = [t for _, _, t, k in find_idents(line) if k == "ipv6"]
+        return v6[0] if v6 else "(none)"
     if slot == "user":
         for rx in _USER:
             m = rx.search(line)

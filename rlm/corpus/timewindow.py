@@ -209,8 +209,52 @@ def intervals(src, w: Window) -> list[tuple[float, float]]:
     return out
 
 
+ORDER_SAMPLES = 512
+
+
+def time_ordered(src) -> bool:
+    """Whether the log's times never go back, on evenly spaced samples (a folder's logs
+    merged into one file, like LogHub's Zookeeper sample, are not: binary search would cut
+    the wrong lines)."""
+    n = src.line_count
+    step = max(1, n // ORDER_SAMPLES)
+    last = None
+    for ln in list(range(1, n + 1, step)) + [n]:
+        t = _time_at(src, ln)
+        if t is None:
+            continue
+        if last is not None and t < last:
+            return False
+        last = t
+    return True
+
+
+def _scan_window(src, w: Window) -> list[tuple[int, int]]:
+    """Every line's time read (a line without one takes the time above): for a log whose
+    times go back."""
+    from rlm.corpus.counts import _candidate_lines
+    from rlm.corpus.lines import merge_ranges
+    from rlm.corpus.timeparse import parser_for
+
+    parse = parser_for(src.lines(1, min(src.line_count, 50), 200))
+    ivs = intervals(src, w) if w.dated else None
+    out, t = [], None
+    for ln, text in _candidate_lines(src, None, 1, src.line_count):
+        t = (parse(text[:200]) if text else None) or t
+        if t is None:
+            continue
+        inside = (any(a <= t < b for a, b in ivs) if ivs is not None
+                  else w.start <= t % DAY < w.end)
+        if inside:
+            out.append((ln, ln))
+    return merge_ranges(out)
+
+
 def window_lines(src, w: Window) -> list[tuple[int, int]]:
-    """Line ranges (first, last; 1-based, inclusive) of the window, in a time-ordered log."""
+    """Line ranges (first, last; 1-based, inclusive) of the window: by binary search in a
+    time-ordered log, else by reading every line's time."""
+    if not time_ordered(src):
+        return _scan_window(src, w)
     out = []
     for a, b in intervals(src, w):
         first = _first_at_or_after(src, a)

@@ -46,6 +46,7 @@ class Tally:
     examples: list[tuple] = field(default_factory=list)  # (src, line)
     lines: dict[str, list[list[int]]] = field(default_factory=dict)  # path -> [[a, b], ...]
     nearest: list = field(default_factory=list)  # templates closest to an unmatched predicate
+    related: list = field(default_factory=list)  # templates matched by synonym only: named
 
     def add(self, src, ln: int, kind: str | None, key: str | None) -> None:
         self.total += 1
@@ -87,7 +88,7 @@ def _by_predicate(q) -> bool:
     return not q.anchors and not q.level and not q.every_line
 
 
-def _count_file(ctx: Context, src, tally: Tally, concepts: list[str]) -> None:
+def _count_file(ctx: Context, src, tally: Tally) -> None:
     q = ctx.query
     ranges = window_lines(src, q.window) if q.window else None
     spans = ranges if ranges is not None else [(1, src.line_count)]
@@ -99,8 +100,9 @@ def _count_file(ctx: Context, src, tally: Tally, concepts: list[str]) -> None:
 
     if _by_predicate(q):
         table = table_for(src, ranges)
-        m = match(table.rows, concepts)
+        m = match(table.rows, q.words, lambda row: src.line(row.first_line, 400))
         tally.nearest += [(s, src) for s in m.nearest]
+        tally.related += [(s, src) for s in m.related]
         for ln, text, row in table.lines_of([s.row for s in m.rows]):
             tally.add(src, ln, row.text, key(text, row.text))
         return
@@ -122,7 +124,7 @@ async def run(ctx: Context) -> Result:
         res.cov.gaps.append("code found no words in the question to count by")
     else:
         for src in ctx.corpus.sources:
-            _count_file(ctx, src, tally, concepts)
+            _count_file(ctx, src, tally)
     for src in ctx.corpus.sources:
         res.cov.bytes_scanned_by_code += src.size
         res.cov.lines_scanned_by_code += src.line_count
@@ -130,6 +132,9 @@ async def run(ctx: Context) -> Result:
     res.reasons.append(f"a counting question about a log: code counts {q.predicate_words()}"
                        f"{' per ' + q.group_by if q.group_by else ''}, {q.scope()}, over every "
                        "line; the numbers come from code, never a model")
+    if confident and q.group_by and tally.total and set(tally.groups) == {"(none)"}:
+        res.cov.gaps.append(f"none of the {tally.total:,} matching lines names a {q.group_by}: "
+                            "code cannot group them")
     if not confident:
         res.answer_parts.append(count_text.unmatched(q, concepts, tally.nearest))
         res.cov.gaps.append("code could not map the question to a template of the log: "
@@ -139,8 +144,8 @@ async def run(ctx: Context) -> Result:
     res.matched = count_text.matched(q, concepts, tally, confident)
     _cite(res, q, tally)
     if q.window:
-        res.cov.declared.append(f"counted only the lines {q.window.label} (found by binary "
-                                f"search on each file's timestamps): {tally.scanned:,} lines")
+        res.cov.declared.append(f"counted only the lines {q.window.label} (found on each "
+                                f"file's own timestamps): {tally.scanned:,} lines")
     return res
 
 
