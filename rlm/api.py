@@ -18,7 +18,7 @@ from rlm import answer_check
 from rlm import interrupt as scanctl
 from rlm import report as report_mod
 from rlm import strategies
-from rlm.corpus.open import Corpus, open_corpus, unread_corpus
+from rlm.corpus.open import Corpus, focus_logs, open_corpus, unread_corpus
 from rlm.errors import UsageError
 from rlm.models.base import Model
 from rlm.models.profile import is_code_only
@@ -51,7 +51,7 @@ async def ask_async(path: str, question: str, opts: AskOptions, model: Model | N
     async def read_corpus() -> None:  # after the preflight, before the run record
         try:
             with scanctl.scanning("read of the corpus", 0):
-                opened.append(open_corpus(path))
+                opened.append(focus_logs(open_corpus(path), question))
         except scanctl.ScanInterrupted:  # Ctrl-C while probing: still a report, recorded
             opened.append(unread_corpus(path))
 

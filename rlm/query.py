@@ -64,10 +64,12 @@ class Query:
     def every_line(self) -> bool:
         return not self.anchors and all(w.lower() in ALL_WORDS for w in self.words)
 
-    def scope(self) -> str:
-        return self.window.label if self.window else "whole file"
+    def scope(self, files: int = 1) -> str:
+        where = "whole file" if files <= 1 else f"all {files} files"
+        return f"{self.window.label} ({where})" if self.window and files > 1 else (
+            self.window.label if self.window else where)
 
-    def read_as(self, predicate: str | None = None) -> str:
+    def read_as(self, predicate: str | None = None, files: int = 1) -> str:
         """"Read as: count lines matching `Failed password …`, whole file"."""
         what = predicate or ("all lines" if self.every_line else self.predicate_words())
         if self.kind == "top" and self.top_k == 1:
@@ -83,7 +85,7 @@ class Query:
             head = "an open question about the log (what stands out)"
         else:
             head = "a question that needs reading"
-        return f"Read as: {head}, {self.scope()}."
+        return f"Read as: {head}, {self.scope(files)}."
 
     def predicate_words(self) -> str:
         if self.anchors:

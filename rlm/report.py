@@ -37,7 +37,7 @@ def build(ctx: Context, res: Result) -> Report:
         rep.reduce = res.reduce
     rep.aggregate = getattr(res, "aggregate", None)  # rlm.aggregate_map (counting questions)
     rep.matched = res.matched
-    rep.read_as = ctx.query.read_as() if ctx.query else ""
+    rep.read_as = ctx.query.read_as(files=ctx.corpus.probe.files) if ctx.query else ""
     cov = res.cov
     if s.opts.dry_run:
         redact_model.declare(s.redaction, rep, [])  # what a run would do

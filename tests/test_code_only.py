@@ -83,8 +83,9 @@ def test_grep_with_nothing_configured_is_an_ordered_timeline(tmp_path):
     assert r.returncode == 0, r.stderr
     out = r.stdout
     answer = out.split("## Answer", 1)[1]  # in the answer: found, then how
-    assert answer.index("**Found:** 4 lines mention ORD-99173") < answer.index(NOTICE)
+    assert answer.lstrip().startswith("**Found:** 4 lines mention ORD-99173")
     assert out.splitlines()[2] == f"> {NOTICE}"  # the report's first line under its title
+    assert out.count(NOTICE) == 1  # said once (issue 19 item 7)
     assert "between 04:28:00 on May 22 2026 and 05:00:00 on May 27 2026 (5 days 32 min)" in out
     assert "refund issued amount=42.00 again" in out
     assert "What repeats: “refund issued amount=42.00” ×2 (lines 31, 51)" in out
