@@ -193,3 +193,20 @@ def test_a_window_code_cannot_read_is_an_error_naming_it(bgl_log):
 def test_a_date_without_a_year_is_the_logs_year(ssh_log):
     rep = ask(ssh_log, "how many lines on Dec 10 from 09:00 to 09:09?")
     assert rep["matched"]["total"] == 10
+
+
+def test_a_folder_answers_from_its_logs_and_lists_the_other_files(tmp_path, ssh_log):
+    d = tmp_path / "logs"
+    d.mkdir()
+    (d / "auth.log").write_text(ssh_log.read_text())
+    (d / "kernel.log").write_text("\n".join(_bgl_lines()) + "\n")
+    (d / "README.md").write_text("# Notes\n\nThe anomalies are in line 4 of each file.\n")
+    (d / "hosts.csv").write_text("host,ip\nLabSZ,10.0.0.1\n")
+    rep = ask(d, "anomalies?")
+    paths = {f["source"]["path"] for f in rep["findings"]}
+    assert paths and paths <= {"auth.log", "kernel.log"}  # every hit names its file
+    assert "README.md" in rep["coverage"]["statement"] and "not a log" in rep["coverage"]["statement"]
+    rep = ask(d, "how many failed passwords?")
+    assert rep["matched"]["total"] == 11 and list(rep["matched"]["lines"]) == ["auth.log"]
+    rep = ask(d, "what does the README say about anomalies?")
+    assert rep["corpus"]["files"] == 4  # a question about the other files keeps them
