@@ -1,16 +1,17 @@
 """Secrets and personal data in text become stable placeholders (``⟨SECRET_1⟩``, ``⟨EMAIL_3⟩``).
 
-Detection is code: detect-secrets' own plugins (cloud keys, tokens of well-known services,
-private-key headers, JWTs, keyword assignments and quoted high-entropy strings), plus tested
-patterns for what it does not cover: e-mail addresses, card numbers (Luhn and issuer prefix),
-IBANs (mod-97), phone numbers, IPv4/IPv6 addresses, bearer/basic tokens, passwords in URLs,
-``key=value`` credentials, AWS access key ids and whole private-key blocks.
+Detection is code: gitleaks' rule set as data (rlm.redact_rules: ~220 shaped secrets of named
+services, JWTs, generic credentials), long random-looking strings by entropy (rlm.redact_scan),
+and tested patterns with checksums: e-mail addresses, card numbers (Luhn and issuer prefix),
+IBANs (mod-97), US social security numbers, phone numbers, IPv4/IPv6 addresses, bearer/basic
+tokens, passwords in URLs, ``key=value`` credentials, AWS access key ids and private-key blocks.
+For speed, one RE2 pass picks the lines that could hold any of these (rlm.redact_scan); the exact
+detectors read only those.
 
 One ``Redactor`` lives for one run: the same value gets the same placeholder in every call, so a
 model can still correlate ("⟨EMAIL_3⟩ failed to log in twice"), and ``restore`` maps a model's
-reply back to the original values for local use. detect-secrets is used only through its
-plugins' ``analyze_string`` (pure regex work): its optional verification, which would send a
-found secret to the service that issued it, is never called.
+reply back to the original values for local use. Nothing found is ever sent anywhere to be
+verified.
 """
 
 from __future__ import annotations
@@ -18,13 +19,16 @@ from __future__ import annotations
 import ipaddress
 import re
 import threading
+from bisect import bisect_right
 from dataclasses import dataclass
-from functools import lru_cache
 
-KINDS = ("SECRET", "EMAIL", "CARD", "IBAN", "PHONE", "IP")
+from rlm.redact_rules import rule_set
+from rlm.redact_scan import entropy_hits, shape_views
+
+KINDS = ("SECRET", "EMAIL", "CARD", "IBAN", "SSN", "PHONE", "IP")
 KIND_WORDS = {"SECRET": "secrets", "EMAIL": "e-mails", "CARD": "card numbers", "IBAN": "IBANs",
-              "PHONE": "phone numbers", "IP": "IP addresses"}
-PLACEHOLDER = re.compile(r"⟨(SECRET|EMAIL|CARD|IBAN|PHONE|IP)_(\d+)⟩")
+              "SSN": "social security numbers", "PHONE": "phone numbers", "IP": "IP addresses"}
+PLACEHOLDER = re.compile(r"⟨(SECRET|EMAIL|CARD|IBAN|SSN|PHONE|IP)_(\d+)⟩")
 
 # a whole key block, or the part of one that a chunk boundary left (no END, or no BEGIN: then
 # the base64 lines right above the END line)
@@ -37,6 +41,7 @@ _URL_PASSWORD = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,15}://[^\s:/?#@'\"]+:([^
 _AUTH_TOKEN = re.compile(r"(?i)\b(?:bearer|basic|token)\s+([A-Za-z0-9._~+/-]{8,}=*)")
 _KV_SECRET = re.compile(
     r"(?i)(?:\b|_)(?:api[_-]?key|apikey|access[_-]?token|auth[_-]?token|secret(?:[_-]?key)?|"
+    r"secret[_-]?access[_-]?key|account[_-]?key|session[_-]?token|"
     r"client[_-]?secret|password|passwd|pwd|private[_-]?key)[\"']?\s*[=:]\s*[\"']?"
     r"([^\s\"'&,;<>]{6,})")
 _AWS_KEY_ID = re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b")
@@ -52,10 +57,8 @@ _PHONE = re.compile(
 _IPV4 = re.compile(r"(?<![\w.])(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}"
                    r"(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?![\w]|\.\d)")
 _IPV6 = re.compile(r"(?<![\w:])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:[0-9A-Fa-f]{1,4}|:)?(?![\w:])")
-# detect-secrets' own IP plugin is replaced by the IPv4/IPv6 patterns above (they also keep
-# private ranges, which name internal hosts)
-_SKIP_PLUGINS = {"IPPublicDetector", "PrivateKeyDetector"}  # the block pattern covers keys
-_ENTROPY_LIMITS = {"Base64HighEntropyString": 4.5, "HexHighEntropyString": 3.0}
+# area 000, 666 and 9xx, group 00 and serial 0000 are never issued
+_SSN = re.compile(r"(?<![\w-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\w-])")
 
 
 # ------------------------------------------------------------------------------------ checks
@@ -127,71 +130,6 @@ class Hit:
     value: str
 
 
-@lru_cache(maxsize=1)
-def _plugins() -> tuple:
-    """detect-secrets' plugins, built once, without its global settings (no verification)."""
-    from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
-
-    out = []
-    for cls in get_mapping_from_secret_type_to_class().values():
-        if cls.__name__ in _SKIP_PLUGINS:
-            continue
-        try:
-            out.append(cls())
-        except TypeError:  # a plugin that needs configuration we do not have
-            continue
-    return tuple(out)
-
-
-_KEYWORD_HINT = re.compile(r"(?i)key|pw|pass|token|secret|contras|cloudant|softlayer")
-# plugins whose every pattern needs one of the hint words: they read only the lines that have
-# one (five times faster on logs; a pattern's "^" then means a line start, as in a file scan)
-_KEYWORD_PLUGINS = {"KeywordDetector", "CloudantDetector", "IbmCloudIamDetector",
-                    "IbmCosHmacDetector", "SoftlayerDetector"}
-
-
-def _plugin_matches(plugin, text: str):
-    """A regex plugin's matches. Its own analyze_string uses findall, which gives only the first
-    group of a pattern with groups ('ghp' of a GitHub token): take the longest group instead, or
-    the whole match when the groups are only a prefix."""
-    denylist = getattr(plugin, "denylist", None)
-    if not denylist or type(plugin).__name__ == "KeywordDetector":
-        yield from plugin.analyze_string(text)
-        return
-    for rx in denylist:
-        for m in rx.finditer(text):
-            groups = [g for g in m.groups() if g]
-            best = max(groups, key=len) if groups else ""
-            yield best if len(best) >= 8 else m.group(0)
-
-
-def _secret_plugin_values(text: str) -> list[str]:
-    """Values detect-secrets' plugins find. Their patterns do not span lines, so they run over
-    the whole text at once, except the keyword-anchored ones (see _KEYWORD_PLUGINS)."""
-    vals: list[str] = []
-    hinted = [ln for ln in text.split("\n") if _KEYWORD_HINT.search(ln)]
-    for plugin in _plugins():
-        limit = _ENTROPY_LIMITS.get(type(plugin).__name__)
-        name = type(plugin).__name__
-        if name == "KeywordDetector":  # it reports one match per call: line by line
-            parts = hinted
-        elif name in _KEYWORD_PLUGINS:
-            parts = ["\n".join(hinted)] if hinted else []
-        else:
-            parts = [text]
-        try:
-            for part in parts:
-                for v in _plugin_matches(plugin, part):
-                    if not isinstance(v, str) or len(v) < 6 or "\n" in v:
-                        continue
-                    if limit is not None and plugin.calculate_shannon_entropy(v) <= limit:
-                        continue
-                    vals.append(v)
-        except Exception:  # noqa: BLE001 - a plugin bug must not stop a run; the patterns remain
-            continue
-    return vals
-
-
 def _spans(pattern: re.Pattern, text: str, kind: str, group: int = 0, check=None):
     for m in pattern.finditer(text):
         v = m.group(group)
@@ -224,6 +162,10 @@ def _recurring(text: str, hits: list[Hit], known) -> list[Hit]:
 
 
 def _pattern_hits(text: str) -> list[Hit]:
+    """Private-key blocks (they span lines) over the whole text; gitleaks' rules and the entropy
+    tokens over the whole text too (RE2, linear); each other pattern over the lines that hold
+    its shape only (rlm.redact_scan.shape_views), mapped back. Priority order, as _resolve
+    reads it."""
     hits: list[Hit] = []
     for m in (_PRIVATE_KEY_BLOCK.finditer(text) if "PRIVATE KEY" in text else ()):
         g = 1 if m.group(1) is not None else 2
@@ -232,34 +174,73 @@ def _pattern_hits(text: str) -> list[Hit]:
         if value:
             hits.extend(Hit(m.start(g) + b.start(), m.start(g) + b.end(), "SECRET", value)
                         for b in _KEY_BODY.finditer(body))
-    if "://" in text:
-        hits += _spans(_URL_PASSWORD, text, "SECRET", 1)
-    hits += _spans(_AUTH_TOKEN, text, "SECRET", 1,
-                   lambda v: any(c.isdigit() for c in v) or len(v) >= 24)
-    hits += _spans(_KV_SECRET, text, "SECRET", 1, lambda v: not PLACEHOLDER.search(v))
-    hits += _spans(_AWS_KEY_ID, text, "SECRET")
-    for v in dict.fromkeys(_secret_plugin_values(text)):
-        i = text.find(v)
-        while i >= 0:
-            hits.append(Hit(i, i + len(v), "SECRET", v))
-            i = text.find(v, i + len(v))
-    if "@" in text:
-        hits += _spans(_EMAIL, text, "EMAIL")
-    hits += _spans(_CARD, text, "CARD", check=is_card)
-    hits += _spans(_IBAN, text, "IBAN", check=iban_ok)
-    hits += _spans(_PHONE, text, "PHONE", check=_phone_ok)
-    hits += _spans(_IPV4, text, "IP", check=_ip_ok)
-    hits += _spans(_IPV6, text, "IP", check=lambda v: v.count(":") >= 2 and _ip_ok(v))
-    return hits
+    views = shape_views(text)
+    found: list[Hit] = []
+    for shape, pattern, kind, group, check in _LINE_DETECTORS[:4]:
+        found += _in_view(views.get(shape), pattern, kind, group, check)
+    found += [Hit(f.start, f.end, "SECRET", f.value) for f in rule_set().find(text)]
+    found += [Hit(a, b, "SECRET", v) for a, b, v in entropy_hits(text)]
+    for shape, pattern, kind, group, check in _LINE_DETECTORS[4:]:
+        found += _in_view(views.get(shape), pattern, kind, group, check)
+    # a key block's lines are one value: its lines' own hits (entropy) would split it
+    return hits + [h for h in found if not any(k.start < h.end and h.start < k.end
+                                               for k in hits)]
+
+
+def _in_view(view, pattern, kind: str, group: int, check) -> list[Hit]:
+    """A pattern's hits on the lines of its shape, at their places in the whole text (a hit
+    across two kept lines is dropped: they need not be neighbours there)."""
+    if view is None:
+        return []
+    out = []
+    for h in _spans(pattern, view.text, kind, group, check):
+        if view.same_line(h.start, h.end):
+            a = view.to_original(h.start)
+            out.append(Hit(a, a + (h.end - h.start), h.kind, h.value))
+    return out
+
+
+def _auth_ok(v: str) -> bool:
+    return any(c.isdigit() for c in v) or len(v) >= 24
+
+
+def _no_placeholder(v: str) -> bool:
+    return not PLACEHOLDER.search(v)
+
+
+def _ipv6_ok(v: str) -> bool:
+    return v.count(":") >= 2 and _ip_ok(v)
+
+
+# (shape in rlm.redact_scan, pattern, kind, group, check), in priority order; gitleaks' rules
+# and the entropy tokens come between the first four and the rest
+_LINE_DETECTORS = (
+    ("url", _URL_PASSWORD, "SECRET", 1, None),
+    ("keyword", _AUTH_TOKEN, "SECRET", 1, _auth_ok),
+    ("keyword", _KV_SECRET, "SECRET", 1, _no_placeholder),
+    ("aws", _AWS_KEY_ID, "SECRET", 0, None),
+    ("email", _EMAIL, "EMAIL", 0, None),
+    ("card", _CARD, "CARD", 0, is_card),
+    ("iban", _IBAN, "IBAN", 0, iban_ok),
+    ("ssn", _SSN, "SSN", 0, None),
+    ("phone", _PHONE, "PHONE", 0, _phone_ok),
+    ("ipv4", _IPV4, "IP", 0, _ip_ok),
+    ("ipv6", _IPV6, "IP", 0, _ipv6_ok),
+)
 
 
 def _resolve(hits: list[Hit]) -> list[Hit]:
+    """Priority order: the first detector to claim a span keeps it. The claimed spans are kept
+    sorted and disjoint, so each check looks at two neighbours (was a scan of all of them)."""
     taken: list[Hit] = []
-    occupied: list[tuple[int, int]] = []
-    for h in hits:  # priority order: the first detector to claim a span keeps it
-        if any(h.start < b and a < h.end for a, b in occupied):
+    starts: list[int] = []
+    ends: list[int] = []
+    for h in hits:
+        i = bisect_right(starts, h.start)
+        if (i and ends[i - 1] > h.start) or (i < len(starts) and starts[i] < h.end):
             continue
-        occupied.append((h.start, h.end))
+        starts.insert(i, h.start)
+        ends.insert(i, h.end)
         taken.append(h)
     return sorted(taken, key=lambda h: h.start)
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rlm.corpus.lines import read_lines
+from rlm.corpus.beneath import read_text
 
 SKIP_DIRS = {".git", ".venv", "venv", "node_modules", "build", "dist", "vendor", "__pycache__",
              ".tox", ".mypy_cache", "site-packages"}
@@ -110,7 +111,7 @@ class _Scan:
         pp = self.root / "pyproject.toml"
         if pp.is_file():
             rel = "pyproject.toml"
-            text = pp.read_text(encoding="utf-8", errors="replace")
+            text = read_text(pp)
             self.lines[rel] = list(read_lines(pp))
             try:
                 data = tomllib.loads(text)
@@ -147,7 +148,7 @@ class _Scan:
         trees: dict[str, ast.Module] = {}
         for p in files:
             rel = p.relative_to(self.root).as_posix()
-            text = p.read_text(encoding="utf-8", errors="replace")
+            text = read_text(p)
             # the one line reader (as rlm.evidence reads): str.splitlines() would also split at
             # form feeds and U+2028, and every later line number would drift from the file's
             self.lines[rel] = list(read_lines(p))

@@ -17,7 +17,9 @@ def is_binary(path_or_bytes: bytes | bytearray | memoryview | str | os.PathLike)
     if isinstance(path_or_bytes, (bytes, bytearray, memoryview)):
         sample = bytes(path_or_bytes[:SNIFF_BYTES])
     else:
-        with open(path_or_bytes, "rb") as fh:
+        from rlm.corpus.beneath import open_file
+
+        with open_file(path_or_bytes) as fh:
             sample = fh.read(SNIFF_BYTES)
     if not sample:
         return False

@@ -21,6 +21,8 @@ from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor, wait
 from typing import Iterable, Iterator
 
 from rlm.corpus.clock import timed_blocks
+from rlm.corpus import beneath
+from rlm.corpus.beneath import open_file
 from rlm.corpus.mask import mask_block
 from rlm.corpus.timeparse import line_time
 from rlm.interrupt import ScanInterrupted, checkpoint
@@ -42,7 +44,7 @@ def read_blocks(path, start: int = 0, end: int | None = None,
                 block: int = BLOCK_MAX) -> Iterator[tuple[int, bytes]]:
     """(byte offset, block) over [start, end), every block ending at a newline (the last one
     may not). `start` must be a line start; `end` a line start or the file size."""
-    with open(path, "rb") as fh:
+    with open_file(path) as fh:
         fh.seek(start)
         left = (end - start) if end is not None else None
         carry, at = b"", start
@@ -199,6 +201,11 @@ class TemplateCounter:
         self.lines += other.lines
 
 
+def _confined_count(roots, *args) -> TemplateCounter:
+    with beneath.confined(roots):
+        return _count_range(*args)
+
+
 def _count_range(path, start: int, end: int | None, keep: int, max_templates: int,
                  threads: int, block: int, worker: bool = False) -> TemplateCounter:
     tc = TemplateCounter(keep, max_templates)
@@ -230,7 +237,7 @@ def _worker_init() -> None:
 def split_ranges(path, size: int, parts: int) -> list[tuple[int, int]]:
     """`parts` byte ranges of the file, each starting at a line start."""
     cuts = [0]
-    with open(path, "rb") as fh:
+    with open_file(path) as fh:
         for k in range(1, parts):
             fh.seek(size * k // parts)
             fh.readline()  # to the next line start
@@ -253,8 +260,9 @@ def count_templates(path, keep: int = 20, max_templates: int = 200_000,
         return _count_range(path, 0, None, keep, max_templates, 2, block)
     ctx = multiprocessing.get_context("forkserver")
     with ProcessPoolExecutor(len(ranges), mp_context=ctx, initializer=_worker_init) as ex:
-        futs = [ex.submit(_count_range, str(path), a, b, keep, max_templates, 1, block, True)
-                for a, b in ranges]
+        roots = beneath.current()  # a worker opens beneath the same roots
+        futs = [ex.submit(_confined_count, roots, str(path), a, b, keep, max_templates, 1,
+                          block, True) for a, b in ranges]
         try:
             while not all(f.done() for f in futs):  # wake up for Ctrl-C, not only at the end
                 wait(futs, timeout=0.2)
@@ -292,7 +300,7 @@ class BlockReader:
             same_file = (bid + 1 < len(tc.block_offset) and bid not in tc.range_end
                          and tc.block_file[bid + 1] == tc.block_file[bid])
             end = tc.block_offset[bid + 1] if same_file else tc.range_end.get(bid)
-            with open(self.paths[tc.block_file[bid]], "rb") as fh:
+            with open_file(self.paths[tc.block_file[bid]]) as fh:
                 fh.seek(start)
                 data = fh.read(end - start) if end is not None else fh.read()
             got = (mask_block(data).split(b"\n"), data.split(b"\n"))

@@ -14,6 +14,8 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Iterable, Sequence
 
+from rlm.corpus.beneath import open_file, read_bytes
+
 MAX_LINE_CHARS = 2000  # a longer line is shown cut in prompts (marked, counted, declared)
 CUT_MARK = " […]"
 
@@ -36,10 +38,10 @@ def _split_lines(text: str) -> tuple[str, ...]:
 
 def _load(path: Path) -> tuple[str, ...]:
     if path.suffix == ".gz":
-        with gzip.open(path, "rb") as fh:
+        with open_file(path) as raw, gzip.GzipFile(fileobj=raw, mode="rb") as fh:
             data = fh.read()
     else:
-        data = path.read_bytes()
+        data = read_bytes(path)
     return _split_lines(data.decode("utf-8", errors="replace"))
 
 

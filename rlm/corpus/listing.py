@@ -18,6 +18,8 @@ from typing import Iterable
 
 import pathspec
 
+from rlm.corpus.beneath import read_text, scan_folder
+
 # Folders skipped wholesale (when not already ignored by .gitignore), with the reason reported.
 VENDORED_DIRS = frozenset({
     "node_modules", "bower_components", "jspm_packages", "vendor", "third_party",
@@ -172,7 +174,7 @@ class _IgnoreRules:
 
 def _read_ignore_file(path: Path) -> list[str]:
     try:
-        return path.read_text(encoding="utf-8", errors="replace").splitlines()
+        return read_text(path).splitlines()
     except OSError:
         return []
 
@@ -203,7 +205,7 @@ def _fs_listing(root: Path, result: Listing) -> list[str]:
         if gi.is_file() and not gi.is_symlink():
             rules.load(rel_dir, _read_ignore_file(gi))
         try:
-            with os.scandir(abs_dir) as it:
+            with scan_folder(abs_dir) as it:
                 entries = sorted(it, key=lambda e: e.name)
         except OSError as e:
             result.skipped.append(Skipped(f"{rel_dir}/" if rel_dir else "./",
@@ -219,14 +221,14 @@ def _fs_listing(root: Path, result: Listing) -> list[str]:
                 real_dir = False
             if real_dir:
                 if rules.ignored(rel, True):
-                    result.ignored_count += count_files(Path(entry.path))
+                    result.ignored_count += count_files(abs_dir / entry.name)
                     continue
                 reason = _skip_dir_reason(entry.name)
                 if reason:
-                    n = count_files(Path(entry.path))
+                    n = count_files(abs_dir / entry.name)
                     result.skipped.append(Skipped(rel + "/", f"{reason}: {n} files", n))
                     continue
-                visit(Path(entry.path), rel)
+                visit(abs_dir / entry.name, rel)
             else:
                 if rules.ignored(rel, False):
                     result.ignored_count += 1

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from rlm.corpus.logformat import LogFormat, detect
+from rlm.corpus.beneath import open_file
 from rlm.corpus.source import TextSource
 from rlm.interrupt import checkpoint
 
@@ -126,7 +127,7 @@ def _scan(path, size: int) -> tuple[int, int, bool]:
     carry = b""
     valid = True
     block = 1 << 22
-    with open(path, "rb") as fh:
+    with open_file(path) as fh:
         off = 0
         while data := fh.read(block):
             checkpoint(off, size)  # Ctrl-C stops the probe of a huge file here

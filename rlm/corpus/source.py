@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from rlm.corpus.beneath import file_size, open_file
 from rlm.errors import UsageError
 from rlm.interrupt import checkpoint
 
@@ -31,7 +32,8 @@ class TextSource:
         self.path = path
         self.display = display or str(path)
         self.spooled = spooled
-        self.size = path.stat().st_size
+        # the size of what opening gives (confined opens: rlm.corpus.beneath), not of the name
+        self.size = path.stat().st_size if spooled else file_size(path)
         self._fh = None
         self._mm: mmap.mmap | bytes | None = None
         self._offsets: array | None = None
@@ -51,7 +53,7 @@ class TextSource:
             raise UsageError(f"cannot read {path_arg}: permission denied")
         if p.suffix == ".gz":
             try:
-                with gzip.open(p, "rb") as fh:
+                with open_file(p) as raw, gzip.GzipFile(fileobj=raw, mode="rb") as fh:
                     return cls._spool(fh, path_arg)
             except (OSError, EOFError) as e:
                 raise UsageError(f"cannot decompress {path_arg}: {e}") from None
@@ -105,7 +107,7 @@ class TextSource:
                 self._mm = b""
             else:
                 try:
-                    self._fh = open(self.path, "rb")
+                    self._fh = open_file(self.path)
                 except OSError as e:
                     raise UsageError(f"cannot read {self.display}: {e.strerror}") from None
                 self._mm = mmap.mmap(self._fh.fileno(), 0, access=mmap.ACCESS_READ)
@@ -123,7 +125,7 @@ class TextSource:
             step, base = 1 << 22, 0
             if self.size:
                 self.data  # noqa: B018 -- same errors as before for unreadable files
-            with open(self.path, "rb") as fh:
+            with open_file(self.path) as fh:
                 while block := fh.read(step):
                     checkpoint(base, self.size)  # Ctrl-C and progress every 4 MB
                     nl = np.flatnonzero(np.frombuffer(block, np.uint8) == 10)

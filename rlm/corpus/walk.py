@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Iterable
 
 from rlm.corpus.binary import SNIFF_BYTES, is_binary
+from rlm.corpus.beneath import open_file
 from rlm.corpus.listing import Skipped, count_files, list_paths
 
 __all__ = [
@@ -172,7 +173,7 @@ def _classify(root: Path, rel: str, result: WalkResult, large_file_bytes: int) -
         result.skipped.append(Skipped(rel, "generated"))
         return
     try:
-        with open(abs_path, "rb") as fh:
+        with open_file(abs_path) as fh:
             head = fh.read(SNIFF_BYTES)
             if is_binary(head):
                 result.skipped.append(Skipped(rel, "binary"))

@@ -19,6 +19,7 @@ GREP_MAX_HITS = 500
 READ_MAX_LINES = 400
 LINE_MAX_CHARS = 500  # grep hit lines
 READ_LINE_MAX_CHARS = 2000  # read_lines lines
+RE2_MAX_MEM = 64 << 20  # compiled-pattern memory; a bigger pattern is refused
 
 
 class Line(BaseModel):
@@ -50,13 +51,34 @@ class LinesResult(BaseModel):
     statement: str
 
 
-def _compile(pattern: str) -> re.Pattern[bytes]:
+def _compile(pattern: str):
+    """The agent's pattern on RE2: linear time in the text whatever the pattern, so `(a+)+$`
+    cannot hang the server (Python's backtracking `re` takes exponential time on it and holds
+    the GIL, stalling every other request). A pattern needing backtracking (lookarounds,
+    backreferences) or too big to compile in RE2_MAX_MEM is a one-line error."""
+    import re2
+
     if not pattern:
         raise UsageError("the pattern is empty")
+    opts = re2.Options()
+    opts.log_errors = False  # stderr is the server's log; the error goes back to the agent
+    opts.max_mem = RE2_MAX_MEM
     try:
-        return re.compile(pattern.encode("utf-8"), re.MULTILINE)
-    except re.error as e:
-        raise UsageError(f"invalid regular expression {pattern!r}: {e}") from None
+        return re2.compile(b"(?m)" + pattern.encode("utf-8"), opts)
+    except re2.error as e:
+        why = e.args[0].decode("utf-8", "replace") if e.args and isinstance(e.args[0], bytes) \
+            else str(e)
+        why = why.replace("(?m)", "", 1)
+        if "too large" in why or "too big" in why:
+            raise UsageError(f"pattern {pattern[:200]!r} is too costly: it would need more than "
+                             f"{RE2_MAX_MEM >> 20} MB compiled ({why}); use a simpler one") from None
+        hint = ("; grep runs RE2 (no backtracking): lookarounds and backreferences are not "
+                "supported" if _needs_backtracking(pattern) else "")
+        raise UsageError(f"invalid regular expression {pattern[:200]!r}: {why}{hint}") from None
+
+
+def _needs_backtracking(pattern: str) -> bool:
+    return bool(re.search(r"\\[1-9]|\(\?<?[=!]|\(\?P=", pattern))
 
 
 def _files(real: Path, shown_as: str) -> list[tuple[Path, str]]:
@@ -94,8 +116,9 @@ def grep(real: Path, shown_as: str, pattern: str, max_hits: int | None) -> GrepR
                     hits.append(Line(path=display, line=ln, text=text[:LINE_MAX_CHARS],
                                      cut=len(text) > LINE_MAX_CHARS))
     bounds = (f"at most {limit} matching lines (max_hits, up to {GREP_MAX_HITS}); each line cut "
-              f"at {LINE_MAX_CHARS} characters; Python regular expressions, case-sensitive unless "
-              "the pattern starts with (?i)")
+              f"at {LINE_MAX_CHARS} characters; RE2 regular expressions (Python syntax without "
+              "lookarounds or backreferences; linear time), case-sensitive unless the pattern "
+              "starts with (?i)")
     cut = sum(h.cut for h in hits)
     st = f"{total:,} matching line(s) in {files} file(s) ({nbytes:,} bytes searched by code)"
     if total > len(hits):

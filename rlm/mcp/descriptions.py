@@ -51,7 +51,8 @@ RESUME = (
     + _REPORT)
 
 GREP = (
-    "Search a file (or the text files of a folder) for a Python regular expression and return "
+    "Search a file (or the text files of a folder) for a regular expression (RE2: Python syntax "
+    "without lookarounds or backreferences, linear time) and return "
     "the matching lines with their 1-based line numbers. Code only, no model call, cheap even on "
     "gigabyte files. Bounded: at most max_hits lines (default 50, at most 500), each cut at 500 "
     "characters; `hits_total` counts all matching lines and `truncated` says when the list is "

@@ -3,8 +3,9 @@
 A path is checked before anything opens it: it is made absolute (a relative path is taken from
 the first root), every symlink in it is resolved, and the result must lie under one resolved
 root. A path outside is refused with a message naming the allowed roots; a path that is inside
-only until its symlinks are followed is refused as an escaping symlink. Folders are walked
-without following symlinks (rlm.corpus.walk), so checking the folder itself is enough.
+only until its symlinks are followed is refused as an escaping symlink. This check names the
+allowed roots; what keeps a path swapped after it from being read is the opening itself: the
+tools open every file beneath the roots (rlm.corpus.beneath).
 """
 
 from __future__ import annotations
@@ -13,11 +14,10 @@ import os
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
+from rlm.corpus.beneath import PathRefused
 from rlm.errors import UsageError
 
-
-class PathRefused(UsageError):
-    """A path outside the allowed roots (never read)."""
+__all__ = ["PathRefused", "Roots"]
 
 
 def _real(p: str | Path) -> Path:

@@ -10,7 +10,7 @@ import datetime as dt
 import os
 from pathlib import Path
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from rlm.errors import UsageError
 from rlm.mcp.roots import PathRefused, Roots
@@ -38,6 +38,19 @@ class RunsResult(BaseModel):
     hidden: int = Field(0, description="recent runs not listed: their corpus is outside the roots "
                         "or no longer exists")
     statement: str
+
+
+class ShownReport(BaseModel):
+    """A recorded report as it was recorded: an ask report (the `ask` tool's schema), or an
+    audit or mine report (theirs); `command` says which."""
+
+    model_config = ConfigDict(extra="allow")
+    command: str
+    question: str
+    answer: str = ""
+    findings: list[dict] = Field(default_factory=list)
+    coverage: dict = Field(default_factory=dict)
+    run_id: str = ""
 
 
 def _store():
@@ -96,10 +109,22 @@ def get_run(roots: Roots, ref: str) -> dict:
         r = s.get(s.resolve(ref))
     finally:
         s.close()
-    if not _inside(roots, r):
-        raise PathRefused(f"run {r['id']} is about {corpus_of(r)}, which is outside the allowed "
-                          f"roots ({roots.describe()}) or no longer exists")
+    if not _inside(roots, r):  # its path is not named: it is as private as the file
+        raise PathRefused(f"run {r['id']} is about a path outside the allowed roots "
+                          f"({roots.describe()}), or one that no longer exists")
     return r
+
+
+def typed_report(data: dict):
+    """A recorded report as its type: ask's Report, or audit's and mine's (ValueError when it
+    does not validate: recorded by another version of rlm)."""
+    if data.get("command") in ("audit", "mine"):
+        from rlm.repo import record
+
+        return record.load_report(data)
+    from rlm.schemas import Report
+
+    return Report.model_validate(data)
 
 
 def resume_target(roots: Roots, ref: str) -> tuple[str, str, str, dict]:

@@ -16,6 +16,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, ClientCapabilities, RootsCapability, TextContent
 from pydantic import BaseModel, Field
 
+from rlm.corpus.beneath import confined
 from rlm.errors import RlmError, UsageError
 from rlm.mcp import bounded, rounds, runs
 from rlm.mcp.config import ServerConfig
@@ -111,9 +112,10 @@ class RlmTools:
         return None
 
     async def _run(self, ctx: Context, opts: Any, run: Any, resumable: bool,
-                   notes: list[str]) -> CallToolResult:
-        """run(model, interrupt, on_event) in a worker thread with progress; on a 2026-07-28
-        connection with sampling, across the call's rounds (a later round continues the run)."""
+                   notes: list[str], roots: Roots) -> CallToolResult:
+        """run(model, interrupt, on_event) in a worker thread with progress, every file opened
+        beneath the roots (rlm.corpus.beneath); on a 2026-07-28 connection with sampling,
+        across the call's rounds (a later round continues the run)."""
         conv = self._in_rounds(ctx)
         if conv is not None and conv.task is not None:
             return _round_result(conv, await conv.next_round(ctx))
@@ -123,7 +125,8 @@ class RlmTools:
 
         async def work(interrupt, on_event):  # in the worker thread (rlm.mcp.worker)
             try:
-                return await run(model, interrupt, on_event)
+                with confined([str(r) for r in roots.all]):
+                    return await run(model, interrupt, on_event)
             finally:
                 if model is not None:
                     await model.aclose()
@@ -160,18 +163,18 @@ class RlmTools:
         return AskOptions(**kw)
 
     async def _run_ask(self, ctx: Context, path: str, question: str, opts: Any,
-                       notes: list[str]) -> CallToolResult:
+                       notes: list[str], roots: Roots) -> CallToolResult:
         from rlm.api import ask_async
 
         return await self._run(ctx, opts, lambda model, interrupt, on_event: ask_async(
             path, question, opts, model=model, on_event=on_event, interrupt=interrupt),
-            True, notes)
+            True, notes, roots)
 
-    async def _repo_run(self, ctx: Context, opts: Any, run: Any) -> CallToolResult:
+    async def _repo_run(self, ctx: Context, opts: Any, run: Any, roots: Roots) -> CallToolResult:
         """audit or mine: run(model, on_event); not resumable, so a cancellation stops it at
         once."""
         return await self._run(ctx, opts, lambda model, _i, on_event: run(model, on_event),
-                               False, [])
+                               False, [], roots)
 
     # -- tools ----------------------------------------------------------------------------------
     async def ask(self, path: PathArg,
@@ -185,14 +188,14 @@ class RlmTools:
             roots, notes = await self._roots(ctx, keep=True)
             real = roots.resolve(path)
             opts = self._ask_options(strategy, max_calls, max_tokens)
-            return await self._run_ask(ctx, str(real), question, opts, notes)
+            return await self._run_ask(ctx, str(real), question, opts, notes, roots)
 
     async def resume(self, run_id: RunArg, ctx: Context) -> Annotated[CallToolResult, Report]:
         with one_line_errors():
             roots, notes = await self._roots(ctx, keep=True)
             rid, path, question, recorded = runs.resume_target(roots, run_id)
             opts = self._ask_options(None, None, None, recorded=recorded, resume=rid)
-            return await self._run_ask(ctx, path, question, opts, notes)
+            return await self._run_ask(ctx, path, question, opts, notes, roots)
 
     async def audit(self, repo: PathArg, ctx: Context,
                     focus: Annotated[str | None, Field(description="lenses, comma-separated: "
@@ -210,7 +213,7 @@ class RlmTools:
                                 max_tokens=c.max_tokens, max_calls=c.max_calls, timeout=c.timeout,
                                 lenses=parse_lenses(focus))
             return await self._repo_run(ctx, opts, lambda m, ev: audit_async(
-                str(real), opts, model=m, on_event=ev))
+                str(real), opts, model=m, on_event=ev), roots)
 
     async def mine(self, repo: PathArg,
                    questions: Annotated[list[str], Field(min_length=1, description="one or more "
@@ -227,7 +230,7 @@ class RlmTools:
             opts = MineOptions(model=c.model, base_url=c.base_url, concurrency=c.concurrency,
                                max_tokens=c.max_tokens, max_calls=c.max_calls, timeout=c.timeout)
             return await self._repo_run(ctx, opts, lambda m, ev: mine_async(
-                str(real), questions, opts, model=m, on_event=ev))
+                str(real), questions, opts, model=m, on_event=ev), roots)
 
     async def runs(self, ctx: Context, limit: Annotated[int, Field(ge=1, le=200, description=
                                                          "how many recent runs")] = 20,
@@ -240,21 +243,23 @@ class RlmTools:
                 for r in res.runs]
             return _result("\n".join(lines), res)
 
-    async def show(self, run_id: RunArg, ctx: Context) -> Annotated[CallToolResult, Report]:
+    async def show(self, run_id: RunArg,
+                   ctx: Context) -> Annotated[CallToolResult, runs.ShownReport]:
         with one_line_errors():
             roots, _ = await self._roots(ctx)
             r = runs.get_run(roots, run_id)
             if r.get("report") is None:
                 raise UsageError(runs.no_report_line(r))
             try:
-                rep = Report.model_validate(r["report"])
+                rep = runs.typed_report(r["report"])
             except ValueError:
                 raise UsageError(f"run {r['id']} was recorded by another version of rlm; "
                                  f"`rlm show {r['id']} --json` prints it") from None
             return report_result(rep, [], raw=r["report"])
 
     async def grep(self, path: PathArg,
-                   pattern: Annotated[str, Field(description="a Python regular expression")],
+                   pattern: Annotated[str, Field(description="a regular expression (RE2: Python "
+                                                 "syntax without lookarounds or backreferences)")],
                    ctx: Context, max_hits: Annotated[int | None, Field(
                        ge=1, le=bounded.GREP_MAX_HITS, description="matching lines to return "
                        f"(default {bounded.GREP_DEFAULT_HITS})")] = None,
@@ -262,7 +267,8 @@ class RlmTools:
         with one_line_errors():
             roots, _ = await self._roots(ctx)
             real = roots.resolve(path)
-            res = await anyio.to_thread.run_sync(bounded.grep, real, path, pattern, max_hits)
+            res = await anyio.to_thread.run_sync(_confined_to(roots, bounded.grep), real, path,
+                                                 pattern, max_hits)
             text = [res.statement] + [f"{h.path}:{h.line}: {h.text}" for h in res.hits]
             return _result("\n".join(text), res)
 
@@ -273,9 +279,18 @@ class RlmTools:
         with one_line_errors():
             roots, _ = await self._roots(ctx)
             real = roots.resolve(path)
-            res = await anyio.to_thread.run_sync(bounded.read_lines, real, path, start, end)
+            res = await anyio.to_thread.run_sync(_confined_to(roots, bounded.read_lines), real,
+                                                 path, start, end)
             text = [res.statement] + [f"{x.line}: {x.text}" for x in res.lines]
             return _result("\n".join(text), res)
+
+
+def _confined_to(roots: Roots, fn):
+    """fn, run with every open beneath the roots (in the worker thread that runs it)."""
+    def run(*args):
+        with confined([str(r) for r in roots.all]):
+            return fn(*args)
+    return run
 
 
 def _round_result(conv: rounds.Conversation, got: tuple[str, Any]) -> Any:
