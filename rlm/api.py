@@ -51,7 +51,8 @@ async def ask_async(path: str, question: str, opts: AskOptions, model: Model | N
     async def read_corpus() -> None:  # after the preflight, before the run record
         try:
             with scanctl.scanning("read of the corpus", 0):
-                opened.append(focus_logs(open_corpus(path), question))
+                corpus = open_corpus(path)
+                opened.append(focus_logs(corpus, question) if query.about_logs else corpus)
         except scanctl.ScanInterrupted:  # Ctrl-C while probing: still a report, recorded
             opened.append(unread_corpus(path))
 

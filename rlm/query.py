@@ -61,6 +61,12 @@ class Query:
         return got.pop() if len(got) == 1 and None not in got else None
 
     @property
+    def about_logs(self) -> bool:
+        """A question about a log as a log (what stands out, how many, which, when): in a
+        folder, answered from the log files only (rlm.corpus.open.focus_logs)."""
+        return self.kind in ("open", "count", "top", "list") or self.window is not None
+
+    @property
     def every_line(self) -> bool:
         return not self.anchors and all(w.lower() in ALL_WORDS for w in self.words)
 
