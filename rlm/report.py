@@ -60,6 +60,14 @@ def build(ctx: Context, res: Result) -> Report:
     from rlm.headline import budget_stop, headline
 
     head = headline(rep, parts)
+    if res.headline:  # code's own first sentence (the top event kind), then the rules' groups
+        rules = [g for g in rep.groups if g.get("kind") != "event"]
+        events = {g["id"] for g in rep.groups if g.get("kind") == "event"}
+        also = headline(rep.model_copy(update={
+            "groups": rules, "findings": [f for f in rep.findings if f.group not in events]}),
+            parts) if rules else None
+        head = res.headline + (" Also picked by code's rules: " + also.removeprefix("**Found:** ")
+                               if also else "")
     stop = budget_stop(rep, s.budget)
     if stop:
         parts = [stop, *parts]

@@ -210,3 +210,17 @@ def test_a_folder_answers_from_its_logs_and_lists_the_other_files(tmp_path, ssh_
     assert rep["matched"]["total"] == 11 and list(rep["matched"]["lines"]) == ["auth.log"]
     rep = ask(d, "what does the README say about anomalies?")
     assert rep["corpus"]["files"] == 4  # a question about the other files keeps them
+
+
+def test_anomalies_are_a_ranked_table_of_event_kinds(bgl_log):
+    rep = ask(bgl_log, "anomalies?")
+    first = rep["answer"].split("\n\n")[0]
+    # the top finding first: the FATAL kind, its exact count, one node, times as written
+    assert first.startswith("**Found:** 8 `")
+    assert "data TLB error interrupt` (FATAL), on one node, R30-M0-N9-C:J16-U01, " in first
+    assert "2005-06-11-00.15.00.123456 – 2005-06-11-21.15.00.123456" in first
+    assert "| 1 | `" in rep["answer"] and "The table holds 1 event kind, 8 lines" in rep["answer"]
+    kinds = rep["matched"]["kinds"]
+    assert kinds[0]["lines"] == 8 and kinds[0]["severity"] == "FATAL"
+    assert kinds[0]["where"] == {"R30-M0-N9-C:J16-U01": 8}
+    assert rep["answer"].count("no model configured") == 1

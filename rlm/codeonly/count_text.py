@@ -8,7 +8,7 @@ import re
 
 TOP = 10  # rows a table shows; the rest are summed in one row and declared
 JSON_ROWS = 10_000  # template or group rows the JSON carries (the rest are declared)
-_LEAD = re.compile(r"^(?:(?:<\*>|-|[A-Z][a-z]{2}|[A-Z][a-z]{2}day)[\s,]+)+")
+_LEAD = re.compile(r"^(?:(?:<\*>|-|[A-Z][a-z]{2}|[A-Z][a-z]{2}day|\[[^\]]*<\*>[^\]]*\])[\s,]+)+")
 
 
 def _n(k: int, word: str) -> str:

@@ -78,7 +78,11 @@ def slot_value(slot: str, line: str, template: str | None = None) -> str:
         m = _PID.search(line)
         return m.group(1) if m else "(none)"
     if slot == "template":
-        return template or "(none)"
+        if template:
+            return template
+        from rlm.corpus.counts import group_key
+
+        return group_key("shape", line).replace("#", "<*>")
     from rlm.corpus.counts import group_key
 
     return group_key("host" if slot == "host" else slot, line)

@@ -96,6 +96,7 @@ class Result:
     synthesize: bool = False  # the findings still need a synthesis call
     evidence: evidence.EvidenceStats = field(default_factory=evidence.EvidenceStats)
     matched: dict | None = None  # a counting answer's record (rlm.codeonly.count_text)
+    headline: str | None = None  # code's first sentence, when the strategy wrote one
 
     # what the code-only hooks (rlm.codeonly.answers) read
     @property

@@ -5,6 +5,7 @@ chunk, because code read every line."""
 
 from __future__ import annotations
 
+from rlm.codeonly.event_kinds import add_event_kinds
 from rlm.codeonly.timeline import describe_group
 from rlm.codeonly.wording import guard_label, wording_failed_note
 from rlm.corpus.logset import LogSet, where
@@ -55,6 +56,8 @@ async def run(ctx: Context) -> Result:
     if ctx.opts.dry_run or not groups:
         if not groups:
             res.answer_parts.append("Code found no rare or error-level lines.")
+        if not ctx.opts.dry_run:
+            add_event_kinds(res, src, ctx.query.window)
         return res
     if ctx.code_only:
         res.answer_parts.append(
@@ -62,6 +65,7 @@ async def run(ctx: Context) -> Result:
             f"candidate lines in {len(groups)} groups; no model was used.")
         _findings(ctx, res, src, [Outcome(g) for g in groups], prof.record_end,
                   prof.rules_by_line)
+        add_event_kinds(res, src, ctx.query.window)
         return res
 
     def unit(g: Group) -> Unit:
@@ -81,6 +85,7 @@ async def run(ctx: Context) -> Result:
                            budget=ctx.budget, cancel_scope=ctx.session.scope,
                            on_outcome=lambda o: done(ctx, unit(o.item), o))
     _findings(ctx, res, src, outs, prof.record_end, prof.rules_by_line)
+    add_event_kinds(res, src, ctx.query.window)
     return res
 
 
