@@ -20,7 +20,7 @@ from rlm.corpus.signals import component
 from rlm.corpus.logset import LogSet
 from rlm.corpus.templates import table_for
 from rlm.corpus.timewindow import window_lines
-from rlm.corpus.timeparse import _find
+from rlm.corpus.timeparse import written_time
 from rlm.words import n_
 
 WARN_RANK = 4
@@ -59,8 +59,7 @@ def _where(text: str, row_text: str) -> tuple[str, str | None]:
 
 def when(text: str) -> str | None:
     """The line's timestamp as the file writes it."""
-    got = _find(text)
-    return got[1].group(0).strip() if got else None
+    return written_time(text)
 
 
 def _kind_of(row, example: str, levelled: bool) -> tuple[int, str] | None:
@@ -171,7 +170,9 @@ def add_event_kinds(res, src, window) -> None:
     for i, k in enumerate(kinds[:SHOWN_KINDS], 1):
         gid = f"k{i}"
         claim = f"{k.level} event kind `{k.template}`: {n_(k.count, 'line')}" + (
-            f", {_where_text(k)}" if k.where else "") + (f", {_span(k)}" if _span(k) else "")
+            f", {_where_text(k)}" if k.where else "") + (f", {_span(k)}" if _span(k) else "") + (
+            " (picked: failure words in a log without levels)" if k.level == "failure words"
+            else f" (picked: level {k.level}, warning or worse)")
         for s, ln, _ in k.examples:
             res.findings.append(code_finding(f"e{len(res.findings) + 1}", claim, s, ln, ln, True,
                                              None, group=gid, rules=["event-kind"]))

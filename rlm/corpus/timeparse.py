@@ -107,6 +107,13 @@ def _find(line: str) -> tuple[str, re.Match] | None:
     return _earliest(line[:HEAD])
 
 
+def written_time(line: str) -> str | None:
+    """The line's timestamp as the file writes it (`2005-06-11-17.32.07.581048`,
+    `Dec 10 06:55:46`): times are shown as written, never moved to another zone."""
+    got = _find(line)
+    return got[1].group(0).strip(" []") if got else None
+
+
 def line_time(line: str) -> float | None:
     """Seconds (log clock as UTC) of the line's timestamp, or None."""
     got = _find(line)
