@@ -100,6 +100,16 @@ def level_events(family: str, levels: str):
     return f
 
 
+def alert_categories(lines: list[str]) -> dict[str, set[int]]:
+    """BGL's own labels: the first field of a line is its alert category (`-`: normal)."""
+    by: dict[str, set[int]] = {}
+    for i, s in enumerate(lines, 1):
+        label = s.split(" ", 1)[0]
+        if label != "-":
+            by.setdefault(label, set()).add(i)
+    return by
+
+
 BGL_T = r" (\d{4}-\d{2}-\d{2})-(\d{2})\.(\d{2})\.(\d{2})"
 SYS_T = r"^(\w{3}) +(\d+) (\d{2}):(\d{2}):(\d{2})"
 CASES = [
@@ -121,7 +131,8 @@ CASES = [
                    "2005-06-11 17:00", "2005-06-11 20:00")),
     Case("HDFS", "anomalies?", "anomalies", level_events("HDFS", "WARN|ERROR|FATAL")),
     Case("Apache", "anomalies?", "anomalies", level_events("Apache", "error")),
-    Case("BGL", "anomalies?", "anomalies", level_events("BGL", "FATAL|FAILURE|SEVERE|ERROR")),
+    Case("BGL", "anomalies?", "anomalies", alert_categories,
+         "every alert category of BGL's labels cited (143 alert lines in 12 categories)"),
     # counts by predicate
     Case("OpenSSH", "how many invalid user attempts?", "count", count_of(r"invalid user", re.I)),
     Case("OpenSSH", "how many possible break-in attempts?", "count",
@@ -221,8 +232,8 @@ def is_right(case: Case, rep: dict, expected) -> tuple[bool, str]:
         cited = _finding_lines(rep)
         missed = sorted(e for e, ls in expected.items() if not ls & cited)
         return not missed, (f"{len(expected) - len(missed)} of {len(expected)} error/warn "
-                            f"event kinds cited" + (f"; missed {', '.join(missed[:5])}"
-                                                    if missed else ""))
+                            f"event kinds (or labelled alert categories) cited"
+                            + (f"; missed {', '.join(missed[:5])}" if missed else ""))
     if case.kind == "folder":
         paths = {f["source"]["path"] for f in rep.get("findings", [])}
         bad = [p for p in paths if p.endswith(("README.md", ".csv")) or "/" not in p and

@@ -222,26 +222,32 @@ class _Scan:
                           getattr(c, "lineno", fn.lineno), kind2="http_route")
 
     def risky(self, rel: str, call: ast.Call) -> None:
+        """rlm's own rules, used when ruff is not installed; ``rule``: the ruff (bandit) code
+        of the same check, whose severity rlm.codeview.severity gives."""
         name = _name(call.func)
-        why = None
+        why = rule = None
         if name in ("eval", "exec"):
-            why = f"{name}() runs code built at run time"
+            why, rule = f"{name}() runs code built at run time", "S307" if name == "eval" else "S102"
         elif _const(_kw(call, "shell")) is True:
-            why = f"{name}(shell=True) runs a shell command line"
+            why, rule = f"{name}(shell=True) runs a shell command line", (
+                "S602" if name.startswith("subprocess.") else "S604")
         elif name in ("pickle.load", "pickle.loads", "marshal.load", "marshal.loads",
                       "cPickle.loads", "dill.loads"):
-            why = f"{name}() deserialises untrusted data unsafely"
+            why, rule = f"{name}() deserialises untrusted data unsafely", (
+                "S302" if name.startswith("marshal") else "S301")
         elif name == "yaml.load" and not any(
                 "Safe" in _name(k.value) for k in call.keywords if k.arg == "Loader"):
-            why = "yaml.load() without a safe Loader"
+            why, rule = "yaml.load() without a safe Loader", "S506"
         elif _const(_kw(call, "verify")) is False:
-            why = f"{name}(verify=False) disables TLS certificate checks"
+            why, rule = f"{name}(verify=False) disables TLS certificate checks", "S501"
         elif name.endswith("_create_unverified_context"):
-            why = "an unverified TLS context"
-        elif name in ("hashlib.md5", "hashlib.sha1", "md5", "sha1"):
-            why = f"{name}() is a weak hash (unsafe for passwords and signatures)"
+            why, rule = "an unverified TLS context", "S323"
+        elif (name in ("hashlib.md5", "hashlib.sha1", "md5", "sha1")
+              and _const(_kw(call, "usedforsecurity")) is not False):  # bandit's B324 rule
+            why, rule = f"{name}() is a weak hash (unsafe for passwords and signatures)", "S324"
         if why:
-            self.fact("risk", why, rel, call.lineno, call.end_lineno or call.lineno, call=name)
+            self.fact("risk", why, rel, call.lineno, call.end_lineno or call.lineno, call=name,
+                      rule=rule)
 
     def credential(self, rel: str, node) -> None:
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -252,7 +258,7 @@ class _Scan:
             tname = _name(t).rsplit(".", 1)[-1]
             if tname and _CRED.match(tname):
                 self.fact("risk", f"hard-coded credential in `{tname}`", rel, node.lineno,
-                          call="credential")
+                          call="credential", rule="S105")
 
     def markers(self, rel: str) -> None:
         for i, ln in enumerate(self.lines[rel], 1):

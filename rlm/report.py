@@ -9,7 +9,7 @@ from rlm.estimate import fill_seconds
 from rlm.models.endpoints import endpoint_usage
 from rlm.models.none import NOTICE as NO_MODEL_NOTICE
 from rlm.models.profile import profile_of
-from rlm.run import ledger
+from rlm.run import covmap, ledger
 from rlm.schemas import CorpusInfo, EvidenceCounts, GateInfo, Report, UsageInfo
 from rlm.strategies.base import Context, Result
 
@@ -53,6 +53,7 @@ def build(ctx: Context, res: Result) -> Report:
     else:
         ledger.close(cov, ledger.read_account(cov, dec.strategy, u.calls),
                      interrupted_by=s.budget.interrupted_by)
+    cov.map = covmap.build(ctx.corpus.sources, res.where, cov)
     rep.coverage = cov
     # the answer only: the model's words, then code's notes (no findings, no coverage: the
     # report carries those as data, and rlm.render draws them)

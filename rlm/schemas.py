@@ -161,6 +161,8 @@ class Coverage(BaseModel):
     interrupted: bool = False  # Ctrl-C: what finished is reported
     complete: bool = True
     statement: str = ""
+    # where each thing happened: runs of states per file (rlm.run.covmap); absent in old runs
+    map: dict | None = None
 
     def skipped_incomplete(self) -> bool:
         """Skipped files that hold text we should have read (not binaries we refuse by design)."""

@@ -11,6 +11,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from rlm.codeview.shapes import CodeViews
 from rlm.schemas import EvidenceCounts, Finding, ReduceInfo, Report  # noqa: F401 - re-exported
 
 Severity = Literal["high", "medium", "low"]
@@ -106,6 +107,7 @@ class FileCoverage(BaseModel):
     adds_up: bool = True
     method: str = ""  # how the walker listed files: git | filesystem
     failed_files: list[str] = Field(default_factory=list)
+    read_files: list[str] = Field(default_factory=list)  # the HTML report's file bar
     scanned_only: list[str] = Field(default_factory=list)
     skipped_files: list[dict] = Field(default_factory=list)  # {path, reason, files}
 
@@ -162,6 +164,9 @@ class AuditReport(Report):
     summary: str | None = None
     summary_cites: list[str] = Field(default_factory=list)  # evidence paths it rests on
     files: FileCoverage = Field(default_factory=FileCoverage)
+    # code's whole-repository views: analyzers (ruff, radon, vulture), module graph, entry
+    # points, public API, dependencies, test map, hotspots (rlm.codeview); None in a dry run
+    views: CodeViews | None = None
 
 
 class Fact(BaseModel):

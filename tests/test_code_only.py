@@ -66,7 +66,7 @@ def test_anomalies_with_nothing_configured_is_complete_from_code(big_log):
     assert first in claim and last in claim and "picked:" in claim
     panic = next(g for g in rep["groups"] if g["kind"] != "event" and any(
         n["line"] in g["lines"] for n in key["needles"] if n["kind"] == "panic"))
-    kind = next(g for g in rep["groups"] if g["kind"] == "event" and "panic" in g["key"])
+    kind = next(g for g in rep["groups"] if g["kind"] == "event" and "nil pointer" in g["key"])
     assert kind["count"] == 4 and kind["severity"] == "ERROR"  # the event-kind table's row
     pclaim = next(f["claim"] for f in rep["findings"] if f["group"] == panic["id"])
     assert pclaim.startswith(f"4 lines from {key['panic_component']} between") and "error level" in pclaim

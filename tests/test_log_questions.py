@@ -219,8 +219,9 @@ def test_anomalies_are_a_ranked_table_of_event_kinds(bgl_log):
     assert first.startswith("**Found:** 8 `")
     assert "data TLB error interrupt` (FATAL), on one node, R30-M0-N9-C:J16-U01, " in first
     assert "2005-06-11-00.15.00.123456 – 2005-06-11-21.15.00.123456" in first
-    assert "| 1 | `" in rep["answer"] and "The table holds 1 event kind, 8 lines" in rep["answer"]
+    assert "| 1 | `data TLB error interrupt` | FATAL | 8 |" in rep["answer"]
+    assert "The answer holds 1 event kind, 8 lines; 1 of 1 kinds shown" in rep["answer"]
     kinds = rep["matched"]["kinds"]
-    assert kinds[0]["lines"] == 8 and kinds[0]["severity"] == "FATAL"
-    assert kinds[0]["where"] == {"R30-M0-N9-C:J16-U01": 8}
+    assert kinds[0]["count"] == 8 and kinds[0]["severity"] == "FATAL"
+    assert [f["source"]["line_start"] for f in rep["findings"] if f["group"] == "k1"] == [1, 4, 7]
     assert rep["answer"].count("no model configured") == 1

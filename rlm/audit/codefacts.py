@@ -13,6 +13,7 @@ import ast
 from typing import TYPE_CHECKING
 
 from rlm import evidence
+from rlm.codeview.severity import rate
 from rlm.evidence import format_evidence_path
 from rlm.repo_facts import Fact, RepoFacts, repo_facts
 from rlm.schemas import Source
@@ -24,16 +25,12 @@ if TYPE_CHECKING:
 CHUNK = "code"  # the `chunk` of a code fact: no model call produced it
 LENS = {"entry_point": "entry points", "dependency": "dependencies", "test": "tests",
         "marker": "todo", "risk": "risks", "large_function": "complexity"}
-_HIGH = ("eval", "exec", "shell=True", "deserialises", "yaml.load", "verify=False",
-         "unverified", "credential")
 
 
 def severity(f: Fact) -> str:
-    if f.detail.get("in_test"):
-        return "low"
-    if "weak hash" in f.claim:  # a weak hash of a password is the classic break
-        return "high" if "passw" in (f.path + f.evidence).lower() else "medium"
-    return "high" if any(w in f.claim for w in _HIGH) else "medium"
+    """rlm's own risk rules (used when ruff is not installed) take the level bandit gives the
+    same check (rlm.codeview.severity), never a level read from the names in the code."""
+    return rate(f.detail.get("rule") or "S", f.claim)[0]
 
 
 def module_of(st: AuditState, path: str) -> str:
@@ -59,12 +56,14 @@ def _claim(f: Fact) -> str:
     return f.claim
 
 
-def add_code_facts(st: AuditState, facts: RepoFacts | None = None) -> int:
-    """Check every repo fact on a kept file and add it to the findings; returns how many."""
+def add_code_facts(st: AuditState, facts: RepoFacts | None = None,
+                   skip: frozenset[str] = frozenset()) -> int:
+    """Check every repo fact on a kept file and add it to the findings; returns how many.
+    ``skip``: fact kinds another source gives (risks, when ruff ran)."""
     facts = facts or repo_facts(st.corpus.root)
     n, seen = 0, {(g.evidence_path, g.claim) for g in st.findings.items}
     for f in facts.facts:
-        if f.path not in st.corpus.by_path:
+        if f.path not in st.corpus.by_path or f.kind in skip:
             continue  # a file the walker left out (ignored, vendored, generated)
         a, b = _cited(f)
         first = next((ln.strip() for ln in st.corpus.lines(f.path)[a - 1:b] if ln.strip()), "")

@@ -158,4 +158,5 @@ def build_report(run: _Audit, rounds: Rounds, run_id: str, question: str) -> Aud
         evidence=info.evidence,
         usage=UsageInfo(calls=u.calls, prompt_tokens=u.prompt_tokens,
                         completion_tokens=u.completion_tokens, cached_calls=u.cached_calls),
-        model=getattr(run.model, "name", ""), run_id=run_id, dry_run=run.opts.dry_run)
+        model=getattr(run.model, "name", ""), run_id=run_id, dry_run=run.opts.dry_run,
+        views=st.views)

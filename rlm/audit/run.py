@@ -16,11 +16,13 @@ import anyio
 
 from rlm import redact_model
 from rlm.audit import planner
+from rlm.audit.analyzed import add_analyzer_findings
 from rlm.audit.codefacts import add_code_facts, public_apis
 from rlm.audit.jobs import Job
 from rlm.audit.options import AuditOptions
 from rlm.audit.report import build_report
 from rlm.audit.state import AuditState
+from rlm.codeview.build import build_views
 from rlm.engine.budget import Budget
 from rlm.engine.mapper import Outcome, map_items
 from rlm.models.base import Model
@@ -31,6 +33,7 @@ from rlm.repo.candidates import is_weak_model
 from rlm.repo.corpus import RepoCorpus
 from rlm.repo.ledger import done_event
 from rlm.repo.rounds import Rounds, StopReason, run_rounds
+from rlm.repo_facts import repo_facts
 from rlm.repo.summary import summarize_audit
 from rlm.run.events import Gate, Plan, to_sink
 from rlm.run.outcomes import Status
@@ -96,10 +99,23 @@ class _Audit:
         info.new = len(self.st.findings.items) - before
         return info
 
+    def code_round(self) -> None:
+        """Code's facts and the analyzers' findings; ruff's security rules (bandit's) replace
+        rlm's own risk rules when ruff ran."""
+        st = self.st
+        facts = repo_facts(st.corpus.root)
+        st.views = build_views(st.corpus.root, [f.path for f in st.corpus.files], facts)
+        ruff_ran = st.views.analyzers.status == "ok"
+        add_code_facts(st, facts, skip=frozenset({"risk"}) if ruff_ran else frozenset())
+        add_analyzer_findings(st, st.views)
+        for t in st.views.tools:
+            if t.status != "ran":
+                st.declared.append(f"{t.name} {t.status}: {t.detail}")
+
     async def execute(self, scope) -> Rounds:
         if self.opts.dry_run:
             return Rounds(stopped=StopReason.DRY_RUN, reason="dry run: no model call was made")
-        add_code_facts(self.st)  # round 0, always first: a model round only adds to them
+        self.code_round()  # round 0, always first: a model round only adds to them
         public_apis(self.st)
         if self.code_only:
             return Rounds(stopped=StopReason.NO_MODEL, reason=NO_MODEL_NOTICE)

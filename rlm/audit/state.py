@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from rlm.audit.findings import Findings
 from rlm.audit.jobs import FailedPart
@@ -11,6 +12,9 @@ from rlm.corpus.modules import Module, group_modules
 from rlm.repo.corpus import RepoCorpus
 from rlm.repo.ledger import ReadTracker
 from rlm.schemas import FailedChunk
+
+if TYPE_CHECKING:
+    from rlm.codeview.shapes import CodeViews
 
 
 @dataclass
@@ -35,6 +39,7 @@ class AuditState:
     chunks_ok: int = 0
     declared: list[str] = field(default_factory=list)
     dropped_purposes: int = 0
+    views: CodeViews | None = None  # the whole-repository views (rlm.codeview), round 0
     _job_n: int = 0
 
     def __post_init__(self) -> None:

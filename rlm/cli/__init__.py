@@ -3,6 +3,7 @@ rlm.api (ask), rlm.audit and rlm.mine. One module per group of commands:
 
 - base: the app, shared options, one-line errors and exit codes, report output
 - ask: `rlm ask`; repo: `rlm audit`, `rlm mine`; runs: `rlm runs`, `show`, `resume`
+- templates: `rlm templates` (the template table of a log)
 - tools: --version, `rlm models`, `rlm config`, `rlm fixture`, `rlm mcp`, `rlm calibrate`
 """
 
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 import sys
 
-from rlm.cli import ask, repo, runs, tools  # noqa: F401 - registers the commands
+from rlm.cli import ask, repo, runs, templates, tools  # noqa: F401 - registers the commands
 from rlm.cli.base import app
 
 __all__ = ["app", "main"]

@@ -15,7 +15,7 @@ from rlm.cli.base import (  # noqa: F401 - the shared options and output
     app, fixture_app, config_app, err, EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_INCOMPLETE,
     _fail, _run, _first_leaf, ModelOpt, BaseUrlOpt, _urls, ConcOpt, MaxTokOpt, MaxCallsOpt,
     TimeoutOpt, JsonOpt, OutOpt, DryOpt, QuietOpt, YesOpt, RedactOpt, RedactReportOpt, SubModelOpt,
-    NoCacheOpt, _emit, _argv, _emit_repo, exit_code,
+    NoCacheOpt, _emit, _argv, _emit_repo, exit_code, HtmlOpt,
 )
 
 
@@ -33,6 +33,7 @@ def ask(
     strategy: Optional[str] = typer.Option(None, "--strategy", help="force direct|grep|profile|fanout"),
     json_out: bool = JsonOpt,
     out: Optional[Path] = OutOpt,
+    html: Optional[Path] = HtmlOpt,
     dry_run: bool = DryOpt,
     quiet: bool = QuietOpt,
     no_cache: bool = NoCacheOpt,
@@ -62,4 +63,4 @@ def ask(
                                                handle_sigint=True))
 
     report = _run(go)
-    _emit(report, json_out, out, quiet)
+    _emit(report, json_out, out, quiet, html)

@@ -98,6 +98,8 @@ MaxCallsOpt = typer.Option(None, "--max-calls", min=1, help="call budget for the
 TimeoutOpt = typer.Option(120.0, "--timeout", min=0.1, help="seconds per model request")
 JsonOpt = typer.Option(False, "--json", help="print the JSON report on stdout")
 OutOpt = typer.Option(None, "--out", "-o", help="also write the Markdown report to FILE")
+HtmlOpt = typer.Option(None, "--html", metavar="FILE", help="also write a self-contained HTML "
+                       "report to FILE (timeline, coverage map, findings; no network needed)")
 DryOpt = typer.Option(False, "--dry-run", help="probe, gate and estimate; no model call")
 QuietOpt = typer.Option(False, "--quiet", "-q", help="no progress on stderr")
 YesOpt = typer.Option(False, "--yes", "-y", help="do not ask before a long run (over 200 calls "
@@ -111,22 +113,36 @@ NoCacheOpt = typer.Option(False, "--no-cache", help="make fresh model calls inst
                           "from the call cache (answers are still stored, so --resume works)")
 
 
-def _emit(report, json_out: bool, out: Optional[Path], quiet: bool) -> None:
+def _emit(report, json_out: bool, out: Optional[Path], quiet: bool,
+          html: Optional[Path] = None) -> None:
     from rlm.render import report_markdown
 
     md = report_markdown(report)
-    _deliver(report, json_out, out, md, md)
+    _deliver(report, json_out, out, md, md, html)
+
+
+def write_html(report, html: Path) -> None:
+    """--html: the self-contained page (rlm.render.html), or a one-line error (exit 2)."""
+    from rlm.render.html import write_html as write
+
+    try:
+        write(report, html)
+    except OSError as e:
+        _fail(f"cannot write {html}: {e.strerror}", EXIT_USAGE)
 
 
 def _deliver(report, json_out: bool, out: Optional[Path], file_md: Optional[str],
-             screen_md: Optional[str]) -> None:
-    """--out gets the Markdown, stdout the JSON report or the Markdown (rich on a terminal,
-    plain when piped); exit 0 complete, 3 incomplete (dry run: 0). Shared by every command."""
+             screen_md: Optional[str], html: Optional[Path] = None) -> None:
+    """--out gets the Markdown, --html the page, stdout the JSON report or the Markdown (rich
+    on a terminal, plain when piped); exit 0 complete, 3 incomplete (dry run: 0). Shared by
+    every command."""
     if out:
         try:
             out.write_text(file_md or "", encoding="utf-8")
         except OSError as e:
             _fail(f"cannot write {out}: {e.strerror}", EXIT_USAGE)
+    if html:
+        write_html(report, html)
     if json_out:
         sys.stdout.buffer.write(orjson.dumps(report.model_dump(mode="json"),
                                              option=orjson.OPT_INDENT_2) + b"\n")
@@ -146,7 +162,8 @@ def _argv(*must: str) -> list[str] | None:
     return args if all(m in args for m in must) else None
 
 
-def _emit_repo(report, markdown_fn, repo: str, json_out: bool, out: Optional[Path]) -> None:
+def _emit_repo(report, markdown_fn, repo: str, json_out: bool, out: Optional[Path],
+               html: Optional[Path] = None) -> None:
     """An audit or mine report: links in the --out file are relative to where it is written."""
     file_md = None
     if out:
@@ -154,4 +171,5 @@ def _emit_repo(report, markdown_fn, repo: str, json_out: bool, out: Optional[Pat
 
         base = os.path.relpath(os.path.abspath(repo), os.path.abspath(out.parent or Path(".")))
         file_md = markdown_fn(report, base)
-    _deliver(report, json_out, out, file_md, None if json_out else markdown_fn(report, repo))
+    _deliver(report, json_out, out, file_md, None if json_out else markdown_fn(report, repo),
+             html)

@@ -16,7 +16,7 @@ from rlm.cli.base import (  # noqa: F401 - the shared options and output
     app, fixture_app, config_app, err, EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_INCOMPLETE,
     _fail, _run, _first_leaf, ModelOpt, BaseUrlOpt, _urls, ConcOpt, MaxTokOpt, MaxCallsOpt,
     TimeoutOpt, JsonOpt, OutOpt, DryOpt, QuietOpt, YesOpt, RedactOpt, RedactReportOpt, SubModelOpt,
-    NoCacheOpt, _emit, _argv, _emit_repo, exit_code,
+    NoCacheOpt, _emit, _argv, _emit_repo, exit_code, HtmlOpt,
 )
 
 
@@ -41,6 +41,7 @@ def audit_cmd(
     timeout: float = TimeoutOpt,
     json_out: bool = JsonOpt,
     out: Optional[Path] = OutOpt,
+    html: Optional[Path] = HtmlOpt,
     dry_run: bool = DryOpt,
     quiet: bool = QuietOpt,
     redact: Optional[bool] = RedactOpt,
@@ -62,7 +63,7 @@ def audit_cmd(
                             summary=summary)
 
     _run_repo(opts, lambda o, ev: audit_async(repo, o, on_event=ev, handle_sigint=True),
-              audit_markdown, repo, json_out, out, quiet)
+              audit_markdown, repo, json_out, out, quiet, html)
 
 
 @app.command("mine")
@@ -78,6 +79,7 @@ def mine_cmd(
     timeout: float = TimeoutOpt,
     json_out: bool = JsonOpt,
     out: Optional[Path] = OutOpt,
+    html: Optional[Path] = HtmlOpt,
     dry_run: bool = DryOpt,
     quiet: bool = QuietOpt,
     redact: Optional[bool] = RedactOpt,
@@ -98,11 +100,11 @@ def mine_cmd(
                            summary=summary)
 
     _run_repo(opts, lambda o, ev: mine_async(repo, questions, o, on_event=ev, handle_sigint=True),
-              mine_markdown, repo, json_out, out, quiet)
+              mine_markdown, repo, json_out, out, quiet, html)
 
 
 def _run_repo(make_opts, start, markdown_fn, repo: str, json_out: bool, out: Optional[Path],
-              quiet: bool) -> None:
+              quiet: bool, html: Optional[Path] = None) -> None:
     """audit and mine alike: options built inside the one-line error guard (a bad --lens is a
     usage error), progress on a terminal, then the report delivered."""
     from rlm.render.progress import Progress
@@ -115,4 +117,4 @@ def _run_repo(make_opts, start, markdown_fn, repo: str, json_out: bool, out: Opt
         with prog:
             return anyio.run(lambda: start(o, prog.event))
 
-    _emit_repo(_run(go), markdown_fn, repo, json_out, out)
+    _emit_repo(_run(go), markdown_fn, repo, json_out, out, html)

@@ -15,7 +15,7 @@ from rlm.cli.base import (  # noqa: F401 - the shared options and output
     app, fixture_app, config_app, err, EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_INCOMPLETE,
     _fail, _run, _first_leaf, ModelOpt, BaseUrlOpt, _urls, ConcOpt, MaxTokOpt, MaxCallsOpt,
     TimeoutOpt, JsonOpt, OutOpt, DryOpt, QuietOpt, YesOpt, RedactOpt, RedactReportOpt,
-    NoCacheOpt, _emit, _argv, _emit_repo, exit_code,
+    NoCacheOpt, _emit, _argv, _emit_repo, exit_code, HtmlOpt,
 )
 
 
@@ -88,8 +88,9 @@ def runs_cmd(limit: int = typer.Option(20, "--limit", "-n", min=1, help="how man
 
 @app.command("show")
 def show_cmd(run: str = typer.Argument(..., help="run id, unique prefix, or 'last'"),
-             json_out: bool = typer.Option(False, "--json", help="print the JSON report")) -> None:
-    """Print a recorded run's report (Markdown, or --json)."""
+             json_out: bool = typer.Option(False, "--json", help="print the JSON report"),
+             html: Optional[Path] = HtmlOpt) -> None:
+    """Print a recorded run's report (Markdown, or --json); --html FILE also draws it as a page."""
     from rlm.render import repo_markdown, report_markdown
     from rlm.schemas import Report
 
@@ -99,6 +100,12 @@ def show_cmd(run: str = typer.Argument(..., help="run id, unique prefix, or 'las
 
     r = _run(load)
     rep = r.get("report")
+    if html is not None:
+        if rep is None:
+            _fail(f"run {r['id']} has no report to draw (status {r['status']})", EXIT_USAGE)
+        from rlm.cli.base import write_html
+
+        _run(lambda: write_html(rep, html))
     if json_out:
         out = rep if rep is not None else {**_run_summary(r), "report": None}
         sys.stdout.buffer.write(orjson.dumps(out, option=orjson.OPT_INDENT_2) + b"\n")
@@ -138,6 +145,7 @@ def resume_cmd(
     timeout: Optional[float] = typer.Option(None, "--timeout", min=0.1),
     json_out: bool = JsonOpt,
     out: Optional[Path] = OutOpt,
+    html: Optional[Path] = HtmlOpt,
     quiet: bool = QuietOpt,
 ) -> None:
     """Finish a recorded ask, audit or mine; only its failed or unfinished calls call the model.
@@ -158,7 +166,7 @@ def resume_cmd(
     if o.get("command", "ask") in ("audit", "mine"):
         return _resume_repo(rid, r, o, {"model": model, "base_url": base_url,
                                         "concurrency": concurrency, "timeout": timeout},
-                            json_out, out, quiet)
+                            json_out, out, quiet, html)
     if o.get("command", "ask") != "ask":
         _fail(f"run {rid} is a `{o.get('command')}` run, which cannot be resumed", EXIT_USAGE)
     path = o.get("path_abs") or r.get("corpus")
@@ -189,11 +197,11 @@ def resume_cmd(
                                                handle_sigint=True))
 
     report = _run(go)
-    _emit(report, json_out, out, quiet)
+    _emit(report, json_out, out, quiet, html)
 
 
 def _resume_repo(rid: str, r: dict, o: dict, overrides: dict, json_out: bool,
-                 out: Optional[Path], quiet: bool) -> None:
+                 out: Optional[Path], quiet: bool, html: Optional[Path] = None) -> None:
     """`rlm resume` of an audit or mine: answered calls come from the cache."""
     from rlm.render import repo_markdown
     from rlm.render.progress import Progress
@@ -213,4 +221,4 @@ def _resume_repo(rid: str, r: dict, o: dict, overrides: dict, json_out: bool,
                                                          handle_sigint=True))
 
     report = _run(go)
-    _emit_repo(report, repo_markdown, repo, json_out, out)
+    _emit_repo(report, repo_markdown, repo, json_out, out, html)

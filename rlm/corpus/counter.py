@@ -285,8 +285,10 @@ class BlockReader:
     `paths`: the file, or the files of a folder in the order they were counted. At most
     `max_blocks` blocks are read; past that, `time` answers None (the block's bounds stand)."""
 
-    def __init__(self, paths: list, tc: TemplateCounter, max_blocks: int = 32):
+    def __init__(self, paths: list, tc: TemplateCounter, max_blocks: int = 32,
+                 canon: dict[bytes, bytes] | None = None):
         self.paths, self.tc, self.max_blocks = paths, tc, max_blocks
+        self.canon = canon  # shape -> the shape that stands for its event kind (templates.by_kind)
         self._cache: dict[int, tuple[list[bytes], list[bytes]]] = {}
 
     def _rows(self, bid: int, must: bool = False) -> tuple[list[bytes], list[bytes]] | None:
@@ -303,10 +305,17 @@ class BlockReader:
             with open_file(self.paths[tc.block_file[bid]]) as fh:
                 fh.seek(start)
                 data = fh.read(end - start) if end is not None else fh.read()
-            got = (mask_block(data).split(b"\n"), data.split(b"\n"))
+            rows = mask_block(data).split(b"\n")
+            if self.canon:
+                rows = [self.canon.get(r, r) for r in rows]
+            got = (rows, data.split(b"\n"))
             if room:
                 self._cache[bid] = got
         return got
+
+    def masked_rows(self, bid: int) -> list[bytes]:
+        """Block `bid`'s lines, masked (read again even when the cache is full)."""
+        return self._rows(bid, must=True)[0]
 
     def lines(self, bid: int, template: bytes) -> list[int]:
         rows, _ = self._rows(bid, must=True)
@@ -351,6 +360,22 @@ def count_line_ranges(src, ranges: list[tuple[int, int]], keep: int = 20,
             tc.feed(m, at, times.pop(at))
         tc.range_end[len(tc.block_line) - 1] = b
         tc.counted += last - first + 1
+    return tc
+
+
+def count_source(src, keep: int = 20, max_templates: int = 200_000,
+                 line_ranges: list[tuple[int, int]] | None = None) -> TemplateCounter:
+    """One file (a TextSource) or a folder's LogSet (one table across its files, global line
+    numbers), whole or only `line_ranges` (a time window)."""
+    if line_ranges is not None:
+        return count_line_ranges(src, line_ranges, keep, max_templates)
+    files = getattr(src, "sources", None)
+    if files is None:
+        return count_templates(src.path, keep, max_templates) if src.size else TemplateCounter()
+    tc = TemplateCounter(keep, max_templates)
+    for i, s in enumerate(files):
+        if s.size:
+            tc.absorb(count_templates(s.path, keep, max_templates), file=i)
     return tc
 
 

@@ -1,8 +1,10 @@
 """Log profile: count line shapes, then code's rules pick the candidate lines.
 
 Code does the detection here. The counter (rlm/corpus/counter.py) masks variable tokens and
-counts shapes at disk speed; the rules (rlm/corpus/signals.py) pick shapes by severity, failure
-words, rarity (overall and per component), bursts, silences and returns after a quiet stretch.
+counts shapes at disk speed; the miner (rlm/corpus/templates.py) merges the shapes into event
+kinds, so the rules count kinds (a username or a day name no longer makes a line rare). The
+rules (rlm/corpus/signals.py) pick kinds by severity, failure words, rarity (overall and per
+component), bursts, silences and returns after a quiet stretch.
 Every candidate line carries the rules that picked it. A stack trace stays with its header.
 """
 
@@ -10,8 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from rlm.corpus.counter import (BlockReader, TemplateCounter, count_line_ranges,
-                                count_templates)
+from rlm.corpus.counter import BlockReader, count_source
+from rlm.corpus.templates import EventKind, TemplateTable, by_kind, settle, table_from_counter
 from rlm.corpus.logset import LogSet
 from rlm.corpus.records import to_records
 from rlm.corpus.severity import ERROR_RANK, severity
@@ -27,6 +29,7 @@ class Template:
     error_level: bool
     rules: list[str] = field(default_factory=list)  # which rules picked it
     whys: list[str] = field(default_factory=list)  # one human reason per rule
+    kind: EventKind | None = None  # its event kind in the template table (words, times, where)
 
 
 @dataclass
@@ -44,11 +47,14 @@ class Profile:
     rules_by_line: dict[int, list[str]] = field(default_factory=dict)  # candidate -> rules
     workers: list[dict] = field(default_factory=list)  # worker processes' cpu_s and rss_mb
     picks: list[Pick] = field(default_factory=list)  # every rule's pick (for evaluation)
+    table: TemplateTable | None = None  # the event kinds (rlm/corpus/templates.py)
 
 
 def default_rare_max(n: int) -> int:
-    # "rare" is relative: 5 sightings are rare among 600,000 lines, common among 180
-    return max(1, min(5, n // 20_000)) if n < 100_000 else max(5, n // 100_000)
+    # "rare" is relative: 5 sightings are rare among 600,000 lines, common among 180; an event
+    # kind seen twice in 1,000 lines or more is rare (its two lines may differ in a name)
+    floor = 2 if n >= 1_000 else 1
+    return max(floor, min(5, n // 20_000)) if n < 100_000 else max(5, n // 100_000)
 
 
 def _is_error(text: str) -> bool:
@@ -83,26 +89,15 @@ def _take(picked: list[Template], cap: int) -> tuple[list[int], dict[int, list[s
     return candidates, rules_by_line
 
 
-def _count(src: TextSource | LogSet, keep: int, max_templates: int) -> TemplateCounter:
-    if not isinstance(src, LogSet):
-        return count_templates(src.path, keep, max_templates) if src.size else TemplateCounter()
-    tc = TemplateCounter(keep, max_templates)  # one template table across the folder
-    for i, s in enumerate(src.sources):
-        if s.size:
-            tc.absorb(count_templates(s.path, keep, max_templates), file=i)
-    return tc
-
-
 def profile_log(src: TextSource | LogSet, rare_max: int | None = None, keep: int = 20,
                 max_templates: int = 200_000, max_candidates: int = 400,
                 line_ranges: list[tuple[int, int]] | None = None) -> Profile:
     """One pass over the file (or each file of a folder, in time order), then the rules. A
     template is rare when seen at most `rare_max` times (default: 1 on small logs rising to 5
     at 100,000 lines, then 0.001%). Line numbers are global over a LogSet (see `locate`)."""
-    if line_ranges is not None:  # a time window (a folder's: global line numbers)
-        tc = count_line_ranges(src, line_ranges, keep, max_templates)
-    else:
-        tc = _count(src, keep, max_templates)
+    shapes = count_source(src, keep, max_templates, line_ranges)
+    table = table_from_counter(src, shapes, exact_last=False)
+    tc, canon = by_kind(shapes, table)  # the rules count event kinds, not byte shapes
     paths = [s.path for s in src.sources] if isinstance(src, LogSet) else [src.path]
     n = tc.lines if tc.counted is None else tc.counted
     if rare_max is None:
@@ -112,7 +107,7 @@ def profile_log(src: TextSource | LogSet, rare_max: int | None = None, keep: int
         return src.line(first_line, 400)
 
     picks = template_rules(tc, rare_max, example)
-    blocks = BlockReader(paths, tc)  # the few blocks the rate picks name, read again
+    blocks = BlockReader(paths, tc, canon=canon)  # the few blocks the rate picks name, read again
     for p in rate_rules(tc, seen=blocks.time):
         got = blocks.lines(p.windows[0], p.template)
         if got:  # silence names the last sighting; burst and return the first
@@ -124,7 +119,7 @@ def profile_log(src: TextSource | LogSet, rare_max: int | None = None, keep: int
         tp = by_t.get(p.template)
         if tp is None:
             tp = by_t[p.template] = Template(text, tc.counts[p.template][0], [],
-                                             _is_error(text))
+                                             _is_error(text), kind=table.kind_of(p.template))
         tp.rules.append(p.rule)
         tp.whys.append(p.why)
         tp.lines = sorted(set(tp.lines) | set(p.lines))
@@ -144,7 +139,8 @@ def profile_log(src: TextSource | LogSet, rare_max: int | None = None, keep: int
         if head != ln and ln in rules_by_line:
             rules_by_line.setdefault(head, [])
             rules_by_line[head] += [r for r in rules_by_line.pop(ln) if r not in rules_by_line[head]]
-    return Profile(lines=n, bytes=src.size, templates_total=len(tc.counts), templates=picked,
+    settle(src, table, [tp.kind for tp in picked if tp.kind is not None])
+    return Profile(lines=n, bytes=src.size, templates_total=len(table.templates), templates=picked,
                    candidates=heads, common=common, overflow=tc.overflow,
                    rare_max=rare_max, record_end=record_end, record_of=record_of,
-                   rules_by_line=rules_by_line, workers=tc.workers, picks=picks)
+                   rules_by_line=rules_by_line, workers=tc.workers, picks=picks, table=table)

@@ -1,73 +1,233 @@
-"""The template table a log question is matched against, behind one small interface.
+"""A log's template table: its event kinds with exact counts, lines, times, level and where.
 
-`table_for(src, ranges)` gives the rows (id, template text, exact count, first line) of one
-file, or of the lines in `ranges` (a time window); `lines_of(rows)` yields every line of those
-templates, in file order. Today the rows are the masked line shapes of rlm.corpus.counter
-(a token with a digit becomes a variable); the event-template miner of issue 19 item 6 can
-replace them here without changing the callers (rlm.strategies.counting).
+One pass counts the distinct masked shapes at disk speed (rlm/corpus/counter.py); the miner
+(rlm/corpus/miner.py) merges the shapes into events; nothing here loops over lines except
+`assign`, `lines_of` and `slot_values`, which read the file again when a caller needs every
+line (the `--assign` output, a group-by). Line numbers are 1-based and global over a folder's
+LogSet (rlm.corpus.logset.where maps them to a file and its own line).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Iterator
+import copy
+import re
+from array import array
+from collections import defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 
-from rlm.corpus.counter import count_line_ranges, count_templates
+from rlm.corpus.counter import BlockReader, TemplateCounter, count_source, read_blocks
+from rlm.corpus.header import message_start
 from rlm.corpus.mask import mask_block
+from rlm.corpus.miner import VAR, Event, mine
+from rlm.corpus.severity import lexicon_words, severity_name
+from rlm.corpus.timeparse import parser_for, time_text
 
-SHOW_VAR = "<*>"
-_STEP = 1 << 22
+KEEP = 20  # example line numbers kept per event kind
 
 
 @dataclass
-class Row:
-    id: str
-    text: str  # the template in words, variables as <*>
-    count: int
+class EventKind:
+    id: int  # 1-based, in order of first appearance
+    template: str  # the message, variables as <*> (the header's times, host, level apart)
+    count: int  # exact
     first_line: int
-    key: bytes  # the masked shape (how lines_of recognises the template's lines)
+    last_line: int
+    first_time: float | None = None  # epoch seconds on the log's clock (None: no readable time)
+    last_time: float | None = None
+    first_seen: str | None = None  # the first line's timestamp as the file writes it
+    last_seen: str | None = None
+    rank: int | None = None  # syslog rank of the worst level its lines carry (0 worst .. 7)
+    level: str | None = None  # the commonest level word, as written
+    failure_words: list[str] = field(default_factory=list)  # failure words of the message
+    components: list[tuple[str, int]] = field(default_factory=list)  # commonest first
+    examples: list[int] = field(default_factory=list)  # the first KEEP line numbers
+    shapes: list[bytes] = field(default_factory=list)  # its masked line shapes
+    slots: int = 0  # variables in `template`
+
+    @property
+    def severity(self) -> str:
+        return severity_name(self.rank)
+
+    def as_dict(self) -> dict:
+        return {"id": self.id, "template": self.template, "count": self.count,
+                "first_line": self.first_line, "last_line": self.last_line,
+                "first_time": self.first_time, "last_time": self.last_time,
+                "first_seen": self.first_seen, "last_seen": self.last_seen,
+                "severity": self.severity, "level": self.level,
+                "failure_words": self.failure_words,
+                "components": [[c, n] for c, n in self.components], "examples": self.examples}
 
 
-def words(shape: bytes) -> str:
-    return shape.decode("utf-8", "replace").replace("#", SHOW_VAR).strip()
+@dataclass
+class TemplateTable:
+    lines: int  # lines counted
+    templates: list[EventKind]
+    of_shape: dict[bytes, int]  # masked shape -> template id
+    overflow: bool = False  # more distinct shapes than tracked: the rest have no template
+    counter: TemplateCounter | None = None  # the pass it came from (blocks, rates, clock)
+
+    def by_id(self, tid: int) -> EventKind:
+        return self.templates[tid - 1]
+
+    def kind_of(self, shape: bytes) -> EventKind | None:
+        """The event kind of a masked line shape (None: a shape that was not tracked)."""
+        tid = self.of_shape.get(shape)
+        return self.templates[tid - 1] if tid else None
+
+    def assign(self, src) -> Iterator[int]:
+        """One template id per line of the file or folder, in order (0: a shape that was not
+        tracked). Reads the file again, masked block by block: disk speed, flat memory."""
+        of = self.of_shape
+        for path in _paths(src):
+            for _, block in read_blocks(path):
+                rows = mask_block(block).split(b"\n")
+                if block.endswith(b"\n"):
+                    rows.pop()
+                for r in rows:
+                    yield of.get(r, 0)
+
+    def lines_of(self, src, tid: int) -> list[int]:
+        """Every line number of template `tid` (a pass over the file)."""
+        return [n for n, t in enumerate(self.assign(src), 1) if t == tid]
+
+    def slot_values(self, src, tid: int) -> list[tuple[int, tuple[str, ...]]]:
+        """(line, the value of each <*> of the template) for every line of template `tid`:
+        what a group-by counts. A line whose message does not fit the pattern (an absorbed
+        longer form) gives its whole message as one value."""
+        template = self.by_id(tid).template
+        out = []
+        for n in self.lines_of(src, tid):
+            raw = src.line(n)
+            msg = raw[message_start(raw):].strip()
+            got = split_slots(template, msg)
+            out.append((n, got if got is not None else (msg,)))
+        return out
 
 
-class ShapeTable:
-    """Masked line shapes with exact counts (one pass; a second pass for lines_of)."""
-
-    def __init__(self, src, ranges: list[tuple[int, int]] | None = None):
-        self.src, self.ranges = src, ranges
-        if ranges is None:
-            tc = count_templates(src.path, keep=1) if src.size else None
-        else:
-            tc = count_line_ranges(src, ranges, keep=1)
-        counts = tc.counts if tc else {}
-        ordered = sorted(counts.items(), key=lambda kv: (-kv[1][0], kv[1][1][:1] or [0]))
-        self.rows = [Row(f"t{i}", words(k), c, (v[0] if v else 0), k)
-                     for i, (k, (c, v)) in enumerate(ordered, 1)]
-        self.overflow = bool(tc and tc.overflow)
-
-    def lines_of(self, rows: list[Row]) -> Iterator[tuple[int, str, Row]]:
-        """(line number, text, row) of every line of these templates, in file order."""
-        by_key = {r.key: r for r in rows}
-        src = self.src
-        for first, last in self.ranges or [(1, src.line_count)]:
-            if last < first:
-                continue
-            ln = first
-            while ln <= last:
-                upto = min(last, ln + 20_000)
-                a = src.offsets[ln - 1]
-                b = src.offsets[upto] if upto < src.line_count else src.size
-                block = bytes(src.data[a:b])
-                raw = block.split(b"\n")
-                masked = mask_block(block).split(b"\n")
-                for i, m in enumerate(masked[: upto - ln + 1]):
-                    row = by_key.get(m)
-                    if row is not None:
-                        yield ln + i, raw[i].decode("utf-8", "replace").rstrip("\r"), row
-                ln = upto + 1
+def split_slots(template: str, message: str) -> tuple[str, ...] | None:
+    """The value of each <*> of `template` in a raw `message` (whitespace runs read as one
+    space), or None when the message does not read as the template. Literal pieces are found
+    left to right with str.find: linear time, no regex backtracking on hostile lines."""
+    pieces = " ".join(template.split()).split(VAR)
+    text = " ".join(message.split())
+    if not text.startswith(pieces[0]) or not text.endswith(pieces[-1]):
+        return None
+    at, end = len(pieces[0]), len(text) - len(pieces[-1])
+    if end < at:
+        return None
+    values = []
+    for piece in pieces[1:-1]:
+        k = text.find(piece, at, end) if piece else at
+        if k < 0:
+            return None
+        values.append(text[at:k])
+        at = k + len(piece)
+    values.append(text[at:end])
+    return tuple(values) if len(pieces) > 1 else ()
 
 
-def table_for(src, ranges: list[tuple[int, int]] | None = None) -> ShapeTable:
-    return ShapeTable(src, ranges)
+def _paths(src) -> list:
+    files = getattr(src, "sources", None)
+    return [s.path for s in files] if files is not None else [src.path]
+
+
+def _kind(ev: Event, tid: int, counts: dict[bytes, list]) -> EventKind:
+    lines = sorted(ln for s in ev.shapes for ln in counts[s][1])
+    comps = sorted(ev.components.items(), key=lambda kv: -kv[1])
+    level = max(ev.levels.items(), key=lambda kv: kv[1])[0] if ev.levels else None
+    text = ev.text()
+    return EventKind(tid, text, ev.count, lines[0] if lines else 0, lines[-1] if lines else 0,
+                     rank=ev.rank, level=level, failure_words=lexicon_words(text),
+                     components=comps, examples=lines[:KEEP], shapes=ev.shapes,
+                     slots=text.count(VAR))
+
+
+def build_table(src, line_ranges: list[tuple[int, int]] | None = None,
+                max_templates: int = 200_000, exact_last: bool = True) -> TemplateTable:
+    """The template table of a file or a folder's LogSet (or of a time window's line ranges).
+    `exact_last`: find each kind's last line and its times (reads the blocks of last
+    sightings again); without it, `last_line` is the last kept example and there are no
+    times until `settle` is called for the kinds a caller shows."""
+    tc = count_source(src, KEEP, max_templates, line_ranges)
+    return table_from_counter(src, tc, exact_last)
+
+
+def table_from_counter(src, tc: TemplateCounter, exact_last: bool = True) -> TemplateTable:
+    events, of_shape = mine({t: e[0] for t, e in tc.counts.items()})
+    kinds = [_kind(ev, i, tc.counts) for i, ev in enumerate(events)]
+    kinds.sort(key=lambda k: k.first_line)  # ids in order of first appearance
+    renum = {}
+    for new, k in enumerate(kinds, 1):
+        renum[k.id] = new
+        k.id = new
+    table = TemplateTable(tc.lines if tc.counted is None else tc.counted, kinds,
+                          {s: renum[i] for s, i in of_shape.items()}, tc.overflow, tc)
+    if exact_last:
+        settle(src, table, table.templates)
+    return table
+
+
+def settle(src, table: TemplateTable, kinds: list[EventKind]) -> None:
+    """Exact last line, and first and last time, of these kinds (blocks read again)."""
+    if table.counter is not None:
+        _last_sightings(src, table.counter, kinds)
+    _times(src, table.lines, kinds)
+
+
+def _last_sightings(src, tc: TemplateCounter, kinds: list[EventKind]) -> None:
+    """Each kind's last line: the last block its shapes were counted in, read once again."""
+    if not tc.series or tc.series_overflow:
+        return  # no per-block record: the last kept example stands
+    by_block: dict[int, list[EventKind]] = defaultdict(list)
+    for k in kinds:
+        by_block[max(tc.series[s][0][-1] for s in k.shapes if s in tc.series)].append(k)
+    reader = BlockReader(_paths(src), tc, max_blocks=0)
+    for bid, kinds in by_block.items():
+        rows = reader.masked_rows(bid)
+        last = {r: i for i, r in enumerate(rows)}  # each shape's last row in the block
+        base = tc.block_line[bid]
+        for k in kinds:
+            at = max((last[s] for s in k.shapes if s in last), default=None)
+            if at is not None:
+                k.last_line = max(k.last_line, base + at + 1)
+
+
+def by_kind(tc: TemplateCounter, table: TemplateTable) -> tuple[TemplateCounter, dict[bytes, bytes]]:
+    """The count seen per event kind instead of per shape: each kind's shapes are counted under
+    the kind's commonest shape (a real masked line with its header, so the level and component
+    rules read it as before), with the lines and per-block rates of all its shapes. Returns that
+    counter (sharing the blocks and clock with `tc`) and shape -> its kind's shape."""
+    rep: dict[bytes, bytes] = {}
+    for k in table.templates:
+        top = max(k.shapes, key=lambda s: tc.counts[s][0])
+        rep.update((s, top) for s in k.shapes)
+    kc = copy.copy(tc)
+    kc.counts, kc.series = {}, {}
+    for s, (c, lines) in tc.counts.items():
+        e = kc.counts.setdefault(rep.get(s, s), [0, []])
+        e[0] += c
+        e[1].extend(lines)
+    for e in kc.counts.values():
+        e[1] = sorted(e[1])[: tc.keep]
+    merged: dict[bytes, dict[int, int]] = {}
+    for s, (ids, counts) in tc.series.items():
+        per = merged.setdefault(rep.get(s, s), {})
+        for b, c in zip(ids, counts):
+            per[b] = per.get(b, 0) + c
+    for s, per in merged.items():
+        bids = sorted(per)
+        kc.series[s] = (array("I", bids), array("I", (per[b] for b in bids)))
+    return kc, rep
+
+
+def _times(src, lines: int, kinds: list[EventKind]) -> None:
+    """First and last time of each kind, read from its first and last line in the log's own
+    time format."""
+    parse = parser_for([src.line(n, 400) for n in range(1, min(50, lines) + 1)])
+    for k in kinds:
+        if k.first_line:
+            first, last = src.line(k.first_line, 400), src.line(k.last_line, 400)
+            k.first_time, k.last_time = parse(first), parse(last)
+            if k.first_time is not None:
+                k.first_seen, k.last_seen = time_text(first), time_text(last)

@@ -129,6 +129,19 @@ def line_format(line: str) -> str | None:
     return ("json:" + got[0]) if line.lstrip().startswith("{") and _json_field(line) else got[0]
 
 
+def time_text(line: str) -> str | None:
+    """The line's timestamp as the file writes it, or None; a written date and time rather
+    than an epoch number beside it (BGL: `2005-06-11-17.32.07`, not `1118536327`)."""
+    got = _find(line)
+    if got and got[0].startswith("epoch"):
+        head = line[:HEAD]
+        spans = [m for name, rx in FORMATS if not name.startswith("epoch")
+                 and (m := rx.search(head))]
+        if spans:
+            return min(spans, key=lambda m: m.start()).group(0).strip()
+    return got[1].group(0).strip() if got else None
+
+
 def as_datetime(t: float | None) -> datetime | None:
     """The log's clock as a naive datetime (for wording: `when`)."""
     if t is None:

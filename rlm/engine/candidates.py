@@ -63,12 +63,19 @@ class Group:
 
 
 def group_candidates(src: TextSource, lines: list[int], why_by_line: dict[int, str],
-                     max_id_fanout: int = 50) -> list[Group]:
-    """Union lines sharing an identifier; the rest group by template. Deterministic order."""
+                     max_id_fanout: int = 50,
+                     ids_of: dict[int, set[str]] | None = None) -> list[Group]:
+    """Union lines sharing an identifier; the rest group by template. Deterministic order.
+    `ids_of`: each line's real identifiers (rlm.corpus.stories.story_ids); without it, every
+    token that looks like an id counts."""
     texts = {ln: src.line(ln, max_chars=2000) for ln in lines}
+
+    def ids(ln: int) -> set[str]:
+        return identifiers(texts[ln]) if ids_of is None else ids_of.get(ln, set())
+
     by_id: dict[str, list[int]] = {}
     for ln in lines:
-        for ident in identifiers(texts[ln]):
+        for ident in ids(ln):
             by_id.setdefault(ident, []).append(ln)
     parent = {ln: ln for ln in lines}
 
@@ -90,11 +97,13 @@ def group_candidates(src: TextSource, lines: list[int], why_by_line: dict[int, s
     loose: dict[str, list[int]] = {}
     for members in comps.values():
         if len(members) >= 2:
-            common = set.intersection(*(identifiers(texts[m]) for m in members))
-            key = sorted(common, key=len, reverse=True)[0] if common else "shared identifiers"
-            # a component whose lines all share one template is a template group, not a story
-            if len({template_of(texts[m]) for m in members}) == 1:
-                loose.setdefault(template_of(texts[members[0]]), []).extend(members)
+            common = set.intersection(*(ids(m) for m in members))
+            key = sorted(common, key=len, reverse=True)[0] if common else ""
+            # a component whose lines all share one template is a template group, not a story;
+            # nor is a chain of lines with no one identifier in common (no placeholder names)
+            if not common or len({template_of(texts[m]) for m in members}) == 1:
+                for m in members:
+                    loose.setdefault(template_of(texts[m]), []).append(m)
                 continue
             groups.append(Group("", "identifier", key, sorted(members),
                                 f"{len(members)} lines far apart share the identifier {key}"))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rlm.evidence import format_evidence_path
+from rlm.render.codeview import views_markdown
 from rlm.schemas_repo import AuditReport
 
 SEVERITY_RANK = {"high": 0, "medium": 1, "low": 2, None: 3}
@@ -147,6 +148,6 @@ def _coverage(rep: AuditReport) -> list[str]:
 
 
 def audit_markdown(rep: AuditReport, link_base: str = "") -> str:
-    out = (_head(rep) + _module_map(rep) + _findings(rep, link_base) + _rejected_and_rounds(rep)
-           + _coverage(rep))
+    out = (_head(rep) + _module_map(rep) + _findings(rep, link_base) + views_markdown(rep.views)
+           + _rejected_and_rounds(rep) + _coverage(rep))
     return "\n\n".join(out) + "\n"

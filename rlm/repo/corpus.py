@@ -88,6 +88,7 @@ def file_coverage(c: RepoCorpus, read: set[str], failed: set[str]) -> FileCovera
                                   "incomplete": False})
         elif f.path in read:
             fc.read_by_model += 1
+            fc.read_files.append(f.path)
         elif f.path in failed:
             fc.failed += 1
             fc.failed_files.append(f.path)

@@ -17,6 +17,7 @@ from rlm.engine.mapper import Outcome, map_items
 from rlm.models.base import Limits
 from rlm.models.profile import is_code_only
 from rlm.run.events import UnitDone
+from rlm.run import covmap
 from rlm.run.ledger import Ledger, Unit, failed_unit, mb
 from rlm.run.session import Session
 from rlm.schemas import Estimate, Finding, ReduceInfo, Source
@@ -97,6 +98,7 @@ class Result:
     evidence: evidence.EvidenceStats = field(default_factory=evidence.EvidenceStats)
     matched: dict | None = None  # a counting answer's record (rlm.codeonly.count_text)
     headline: str | None = None  # code's first sentence, when the strategy wrote one
+    where: covmap.Recorder = field(default_factory=covmap.Recorder)  # the coverage map's places
 
     # what the code-only hooks (rlm.codeonly.answers) read
     @property
@@ -117,6 +119,8 @@ class Result:
         self.cov.chunks_ok += 1
         self.cov.lines_read_by_model += 0 if cut_tail else c.lines  # parts: a time window
         self.cov.bytes_read_by_model += c.nbytes
+        for p in c.parts:
+            self.where.read(p.path, p.start, p.end)
 
     def fail(self, unit: Unit, o: Outcome) -> None:
         self.cov.chunks_failed.append(failed_unit(unit, o.status, o.reason))
@@ -139,6 +143,12 @@ def code_finding(fid: str, claim: str, src: TextSource, a: int, b: int, verified
     return Finding(id=fid, claim=claim, evidence=text[:4000],
                    source=Source(path=src.display, line_start=a, line_end=b),
                    verified=verified, chunk=chunk, **kw)
+
+
+def finding_at(fid: str, claim: str, path: str, line: int, text: str, **kw) -> Finding:
+    """A finding at one line whose text code read from the file (an event kind's example)."""
+    return Finding(id=fid, claim=claim, evidence=text[:4000],
+                   source=Source(path=path, line_start=line, line_end=line), verified=True, **kw)
 
 
 def scan_interrupted(ctx: Context, res: "Result") -> "Result":

@@ -20,7 +20,7 @@ from rlm.corpus.counts import _ERR_WORDS, _LOGCAT_LEVEL, _LOGCAT_LINE, _WARN_WOR
 from rlm.corpus.predicate import match, question_concepts
 from rlm.corpus.severity import ERROR_RANK, severity
 from rlm.corpus.slots import slot_value
-from rlm.corpus.templates import table_for
+from rlm.corpus.question_table import table_for
 from rlm.corpus.timewindow import window_lines
 from rlm.strategies.base import Context, Result, code_finding
 

@@ -41,6 +41,7 @@ async def run(ctx: Context) -> Result:
                 yield from iter_chunks(src, max_bytes, line_ranges=ranges)
 
     w = next((w for _, w in windows.values() if w), None)
+    res.where.window({p: r for p, (r, _) in windows.items() if r is not None})
     if w:
         res.cov.declared.append(window_note(w, {p: r for p, (r, _) in windows.items()},
                                             {s.display: s.line_count for s in ctx.corpus.sources}))

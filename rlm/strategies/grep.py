@@ -46,6 +46,7 @@ async def run(ctx: Context) -> Result:
     if windows:
         totals = {s.display: s.line_count for s in ctx.corpus.sources if s.display in windows}
         res.cov.declared.append(window_note(w, windows, totals) + "; hits outside it are left out")
+        res.where.window(windows)
     scanned = res.cov.lines_scanned_by_code
     if truncated:
         res.cov.declared.append(f"grep stopped collecting after {MAX_HITS_PER_FILE:,} matching "
@@ -102,6 +103,8 @@ async def _one_call(ctx: Context, res: Result, hits, unit: Chunk, material: str,
     res.cov.chunks_ok = 1
     res.cov.lines_read_by_model = unit.lines
     res.cov.bytes_read_by_model = len(material.encode())
+    for p in unit.parts:
+        res.where.read(p.path, p.start, p.end)
     res.model_answer = o.result.answer.strip()
     res.shown = material
     shown = {ln for p in unit.parts for ln in range(p.start, p.end + 1)}

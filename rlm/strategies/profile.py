@@ -5,15 +5,18 @@ chunk, because code read every line."""
 
 from __future__ import annotations
 
-from rlm.codeonly.event_kinds import add_event_kinds
+from rlm.codeonly.event_kinds import add_event_kinds, places
 from rlm.codeonly.timeline import describe_group
 from rlm.codeonly.wording import guard_label, wording_failed_note
+from rlm.corpus.anomalies import rank_kinds
 from rlm.corpus.logset import LogSet, where
 from rlm.corpus.profile import profile_log, why_picked
 from rlm.corpus.source import TextSource
+from rlm.corpus.stories import story_ids
 from rlm.corpus.timewindow import folder_window_lines, window_lines, window_note
 from rlm.engine.candidates import Group, group_candidates, judge_group, numbered
 from rlm.engine.mapper import Outcome, map_items
+from rlm.render.kinds import kinds_markdown
 from rlm.run.events import Plan, UnitStarted
 from rlm.run.ledger import Unit
 from rlm.run.window import PROMPT_OVERHEAD_TOKENS
@@ -42,9 +45,10 @@ async def run(ctx: Context) -> Result:
         w = why_picked(tp, prof.lines)
         for ln in tp.lines:
             why_by_line.setdefault(prof.record_of.get(ln, ln), w)
-    groups = group_candidates(src, prof.candidates, why_by_line)
+    groups = group_candidates(src, prof.candidates, why_by_line,
+                              ids_of=story_ids(src, prof.table, prof.candidates))
     res.reasons.append(
-        f"profile: {prof.templates_total:,} line shapes in {prof.lines:,} lines; "
+        f"profile: {prof.templates_total:,} event kinds in {prof.lines:,} lines; "
         f"{len(prof.candidates)} candidate lines (shapes seen at most {prof.rare_max} "
         f"time{'s' if prof.rare_max != 1 else ''}, error level, failure words, rare in their "
         f"component, bursts, silences, returns after a quiet stretch) in {len(groups)} groups")
@@ -53,11 +57,15 @@ async def run(ctx: Context) -> Result:
         res.estimate = Estimate(calls=len(groups) + 1,
                                 prompt_tokens=est + PROMPT_OVERHEAD_TOKENS * (len(groups) + 1))
         res.cov.chunks_total = len(groups)
-    if ctx.opts.dry_run or not groups:
+    if ctx.opts.dry_run:
         if not groups:
             res.answer_parts.append("Code found no rare or error-level lines.")
-        if not ctx.opts.dry_run:
-            add_event_kinds(res, src, ctx.query.window)
+        return res
+    kinds = rank_kinds(prof, src)  # the ranked event kinds: code's table, first (item 7)
+    if not groups:
+        res.answer_parts.append("Code found no rare lines and no line picked by its rules"
+                                + (" beyond the event kinds above." if kinds else "."))
+        add_event_kinds(res, kinds, kinds_markdown(kinds), _place(src, prof, kinds))
         return res
     if ctx.code_only:
         res.answer_parts.append(
@@ -65,7 +73,7 @@ async def run(ctx: Context) -> Result:
             f"candidate lines in {len(groups)} groups; no model was used.")
         _findings(ctx, res, src, [Outcome(g) for g in groups], prof.record_end,
                   prof.rules_by_line)
-        add_event_kinds(res, src, ctx.query.window)
+        add_event_kinds(res, kinds, kinds_markdown(kinds), _place(src, prof, kinds))
         return res
 
     def unit(g: Group) -> Unit:
@@ -85,8 +93,15 @@ async def run(ctx: Context) -> Result:
                            budget=ctx.budget, cancel_scope=ctx.session.scope,
                            on_outcome=lambda o: done(ctx, unit(o.item), o))
     _findings(ctx, res, src, outs, prof.record_end, prof.rules_by_line)
-    add_event_kinds(res, src, ctx.query.window)
+    add_event_kinds(res, kinds, kinds_markdown(kinds), _place(src, prof, kinds))
     return res
+
+
+def _place(src, prof, kinds):
+    """The top event kind's nodes or hosts, counted over its lines (one file, whole log)."""
+    if not kinds or isinstance(src, LogSet) or prof.table is None or prof.lines != src.line_count:
+        return None
+    return places(src, prof.table, kinds[0].kind)
 
 
 def time_window(res: Result, src, w):
@@ -105,6 +120,7 @@ def time_window(res: Result, src, w):
     res.reasons.append(f"the question asks {w.label}: code profiles only the {lines:,} lines "
                        "in it, found by binary search on each file's timestamps")
     res.cov.declared.append(window_note(w, per_file, totals))
+    res.where.window(per_file)
     return ranges, w
 
 
@@ -131,6 +147,9 @@ def _findings(ctx: Context, res: Result, src: TextSource | LogSet, outs: list[Ou
             res.cov.lines_read_by_model += min(len(g.lines), SHOWN_LINES)
             res.cov.bytes_read_by_model += sum(len(g.texts[ln][:SHOWN_CHARS].encode())
                                                for ln in g.lines[:SHOWN_LINES])
+            for ln in g.lines[:SHOWN_LINES]:
+                f, local = where(src, ln)
+                res.where.read(f.display, local, local)
         elif not o.ok:
             g.error, failed, reason = o.error, failed + 1, reason or (o.error or "failed")
         texts = [g.texts[ln] for ln in g.lines]

@@ -1,0 +1,197 @@
+"""The timeline of a log answer: one lane per event kind or finding group, on the log's own
+clock, with a mark where each of its lines falls (a density strip when a lane has many).
+
+Times are read from the evidence lines (code took them from the file) by the one table of
+formats (rlm.corpus.timeparse). When any marked line has no readable time, the axis is the
+line number, and the page says so. Bursts show as dense marks, silences as empty stretches."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from rlm.corpus.timeparse import as_datetime, has_year, parser_for
+from rlm.render.html.findings import event_kinds
+from rlm.render.html.page import esc
+
+WIDTH = 1000.0
+DENSE = 120  # more marks than this in a lane: a density strip (bins) instead of ticks
+BINS = 200
+
+
+@dataclass
+class Mark:
+    path: str
+    line: int
+    time: datetime | None = None
+
+
+@dataclass
+class Lane:
+    key: str  # the anchor of its findings or rows (#g-<key>)
+    label: str
+    count: int  # exact number of lines (may exceed the marks drawn)
+    marks: list[Mark] = field(default_factory=list)
+    severity: str = ""
+
+
+def _clock(texts: list[str]):
+    """The time of a line on this log's clock: its commonest format first (rlm.corpus.timeparse)."""
+    parse = parser_for([t.split("\n", 1)[0] for t in texts[:50] if t])
+
+    def at(text: str) -> datetime | None:
+        return as_datetime(parse(text.split("\n", 1)[0])) if text else None
+    return at
+
+
+def _times_by_line(rep: dict) -> dict[tuple[str, int], datetime | None]:
+    fs = [f for f in rep.get("findings") or [] if isinstance(f, dict)]
+    at = _clock([f.get("evidence") or "" for f in fs])
+    out = {}
+    for f in fs:
+        s = f.get("source") or {}
+        out[(s.get("path", ""), int(s.get("line_start") or 0))] = at(f.get("evidence") or "")
+    return out
+
+
+def lanes_of(rep: dict) -> list[Lane]:
+    """Event kinds when the report has them, else code's finding groups, else the findings."""
+    kinds = event_kinds(rep)
+    if kinds:
+        at = _clock([e.get("text") or e.get("evidence") or "" for k in kinds
+                     for e in k.get("examples") or k.get("lines") or [] if isinstance(e, dict)])
+        return [_kind_lane(k, i, at) for i, k in enumerate(kinds, 1)]
+    times = _times_by_line(rep)
+    lanes = []
+    for g in rep.get("groups") or []:
+        paths = g.get("paths") or []
+        lines = g.get("lines") or []
+        marks = [Mark(paths[i] if i < len(paths) else "", ln,
+                      times.get((paths[i] if i < len(paths) else "", ln)))
+                 for i, ln in enumerate(lines)]
+        why = g.get("why") or g.get("claim") or ""
+        if g.get("kind") == "identifier":
+            why = f"one story: lines sharing {g.get('key')}"
+        lanes.append(Lane(str(g.get("id")), f"{g.get('id')} · {why}", len(marks), marks,
+                          g.get("label") or ""))
+    if lanes:
+        return lanes
+    marks = []
+    for f in rep.get("findings") or []:
+        if isinstance(f, dict) and f.get("verified") and f.get("status") != "rejected":
+            key = ((f.get("source") or {}).get("path", ""),
+                   int((f.get("source") or {}).get("line_start") or 0))
+            marks.append(Mark(*key, times.get(key)))
+    return [Lane("findings", "verified findings", len(marks), marks)] if marks else []
+
+
+def _kind_lane(k: dict, i: int, at) -> Lane:
+    """An event kind (rlm's template table, issue 19): its example lines are the marks."""
+    marks = []
+    for ex in k.get("examples") or k.get("lines") or []:
+        if isinstance(ex, dict):
+            marks.append(Mark(ex.get("path", ""), int(ex.get("line") or ex.get("line_start") or 0),
+                              at(ex.get("text") or ex.get("evidence") or "")))
+    label = k.get("template") or k.get("name") or k.get("kind") or f"kind {i}"
+    return Lane(str(k.get("id") or f"k{i}"), str(label), int(k.get("count") or len(marks)), marks,
+                str(k.get("severity") or ""))
+
+
+def _axis_lines(rep: dict, lanes: list[Lane]) -> tuple[dict[str, int], int]:
+    """Each file's offset on a line axis (files in the coverage map's order) and the total."""
+    files = ((rep.get("coverage") or {}).get("map") or {}).get("files") or []
+    offsets, at = {}, 0
+    for f in files:
+        offsets[f.get("path", "")] = at
+        at += int(f.get("lines") or 0)
+    if not files:  # an older run: one file, or files placed by the last line seen in each
+        for ln in lanes:
+            for m in ln.marks:
+                offsets.setdefault(m.path, 0)
+        ends: dict[str, int] = {}
+        for ln in lanes:
+            for m in ln.marks:
+                ends[m.path] = max(ends.get(m.path, 0), m.line)
+        if len(ends) == 1:
+            return {p: 0 for p in ends}, max(int((rep.get("corpus") or {}).get("lines") or 0),
+                                             max(ends.values()))
+        for p in ends:
+            offsets[p], at = at, at + ends[p]
+    return offsets, max(at, 1)
+
+
+def _fmt(t: datetime, span_s: float, edge: bool) -> str:
+    if span_s < 120:
+        s = t.strftime("%H:%M:%S.%f")[:-3]
+    elif span_s < 86400:
+        s = t.strftime("%H:%M:%S")
+    else:
+        s = t.strftime("%b %d %H:%M")
+    return s + (f" {t.year}" if edge and has_year(t) and span_s >= 86400 else "")
+
+
+def _strip(lane: Lane, xs: list[tuple[float, str]]) -> str:
+    """Ticks, or for a dense lane a histogram of its marks in BINS bins."""
+    if len(xs) <= DENSE:
+        body = "".join(f'<rect class="mark" x="{max(0.0, x - 1):.2f}" y="2" width="2" height="20" '
+                       f'fill="#1d1d1f"><title>{esc(t)}</title></rect>' for x, t in xs)
+    else:
+        bins = [0] * BINS
+        for x, _ in xs:
+            bins[min(BINS - 1, int(x / WIDTH * BINS))] += 1
+        top = max(bins)
+        w = WIDTH / BINS
+        body = "".join(  # darker where more lines fall: a burst is a dark band
+            f'<rect class="density" x="{i * w:.2f}" y="2" width="{w:.2f}" height="20" '
+            f'fill="#1d1d1f" fill-opacity="{0.2 + 0.8 * n / top:.2f}"><title>{n} line'
+            f'{"s" if n != 1 else ""}</title></rect>' for i, n in enumerate(bins) if n)
+    return (f'<svg class="strip" viewBox="0 0 {WIDTH:.0f} 24" preserveAspectRatio="none" '
+            f'role="img" aria-label="{len(xs)} marks">{body}</svg>')
+
+
+def timeline_section(rep: dict) -> str:
+    lanes = [ln for ln in lanes_of(rep) if ln.marks]
+    if not lanes:
+        return ""
+    marks = [m for ln in lanes for m in ln.marks]
+    timed = [m.time for m in marks if m.time is not None]
+    by_time = len(timed) == len(marks)
+    if by_time:
+        t0, t1 = min(timed), max(timed)
+        span = max((t1 - t0).total_seconds(), 1e-3)
+        pos = {id(m): (m.time - t0).total_seconds() / span * WIDTH for m in marks}
+        ticks = [_fmt(t0 + (t1 - t0) * (i / 4), span, i in (0, 4)) for i in range(5)]
+        note = ("On the log's own clock, from the first to the last line drawn. Each mark is one "
+                "line; dense lanes show how many lines fall in each slice of time.")
+    else:
+        offsets, total = _axis_lines(rep, lanes)
+        pos = {id(m): (offsets.get(m.path, 0) + m.line - 1) / max(total - 1, 1) * WIDTH
+               for m in marks}
+        ticks = [f"line {1 + round((total - 1) * i / 4):,}" for i in range(5)]
+        why = ("This log has no readable times" if not timed else
+               f"{len(marks) - len(timed)} of {len(marks)} marked lines have no readable time")
+        note = (f"{why}: the axis is the line number"
+                + (" (the files one after another)" if len(offsets) > 1 else "") + ".")
+    rows = []
+    for ln in lanes:
+        xs = [(pos[id(m)], f"{m.path}:{m.line}" + (f" at {m.time}" if m.time else ""))
+              for m in ln.marks]
+        count = f"{ln.count:,} line{'s' if ln.count != 1 else ''}"
+        if ln.count > len(ln.marks):
+            count += f" ({len(ln.marks)} drawn)"
+        sev = f' <span class="tag">{esc(ln.severity)}</span>' if ln.severity else ""
+        rows.append(f'<div class="lane" data-lane="{esc(ln.key)}"><div class="lane-label" '
+                    f'title="{esc(ln.label)} ({count})"><span class="muted">{count}</span>{sev} '
+                    f'<a href="#g-{esc(ln.key)}">{esc(_short(ln.label))}</a></div>'
+                    f"{_strip(ln, xs)}</div>")
+    axis = ('<div class="axis" aria-hidden="true"><div></div><div class="ticks">'
+            + "".join(f'<span style="left:{i * 25}%">{esc(t)}</span>' for i, t in enumerate(ticks))
+            + "</div></div>")
+    # the axis above and below the lanes: a long list of lanes keeps its scale in view
+    return (f'<p class="small muted" data-axis="{"time" if by_time else "line"}">{esc(note)}</p>'
+            + axis + "".join(rows) + (axis if len(rows) > 8 else ""))
+
+
+def _short(text: str, width: int = 90) -> str:
+    t = " ".join(text.split())
+    return t if len(t) <= width else t[:width] + "…"

@@ -1,0 +1,187 @@
+"""The HTML report (`--html FILE`) in a real headless browser: Debian's Chromium driven by
+Playwright for Python (pointed at the system's executable; no browser download). What a person
+would see is checked: one timeline lane per group, coverage segments that add up to the
+corpus, every finding's path:line, no request leaving the page, a screenshot that is not
+blank, the page whole with scripting off, in a narrow window and printed on A4.
+
+Skipped, with the reason, when Playwright or a Chromium executable cannot be had (`.ci/run`
+installs both)."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+BGL = ROOT / "evals" / "data" / "loghub" / "BGL_2k.log"
+
+
+def _chromium() -> str | None:
+    for name in (os.environ.get("RLM_CHROMIUM"), "chromium", "chromium-browser", "google-chrome"):
+        if name and (shutil.which(name) or Path(name).is_file()):
+            return shutil.which(name) or name
+    return None
+
+
+sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not "
+                               "installed (pip install playwright; .ci/run does it)")
+if _chromium() is None:
+    pytest.skip("no Chromium executable (apt-get install chromium, or set RLM_CHROMIUM); "
+                ".ci/run installs it", allow_module_level=True)
+
+
+def rlm(*args, timeout=120):
+    return subprocess.run([sys.executable, "-m", "rlm.cli", *args], capture_output=True,
+                          text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=_chromium(), args=["--no-sandbox"])
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+def _open(browser, path: Path, **ctx):
+    """A page on the file, with every request the page makes recorded."""
+    context = browser.new_context(**ctx)
+    page = context.new_page()
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(r.url))
+    page.goto(path.as_uri())
+    page.wait_for_load_state("load")
+    return context, page, requests
+
+
+def _not_blank(browser, png: bytes) -> int:
+    """Distinct colours in a screenshot, counted by the browser itself (a canvas)."""
+    ctx = browser.new_context()
+    page = ctx.new_page()
+    page.set_content("<canvas id=c></canvas>")
+    n = page.evaluate("""async (b64) => {
+      const img = new Image(); img.src = 'data:image/png;base64,' + b64; await img.decode();
+      const c = document.getElementById('c'); c.width = img.width; c.height = img.height;
+      const g = c.getContext('2d'); g.drawImage(img, 0, 0);
+      const d = g.getImageData(0, 0, c.width, c.height).data; const seen = new Set();
+      for (let i = 0; i < d.length; i += 4 * 7) seen.add((d[i] << 16) | (d[i+1] << 8) | d[i+2]);
+      return seen.size; }""", base64.b64encode(png).decode())
+    ctx.close()
+    return n
+
+
+def _bar_adds_up(page, total: int, unit: str = "lines") -> None:
+    got = page.evaluate("""(unit) => {
+      const bar = document.querySelector('svg.bar[data-unit="' + unit + '"]');
+      const segs = [...bar.querySelectorAll('rect.seg')];
+      return {n: segs.reduce((s, r) => s + Number(r.dataset[unit]), 0),
+              w: segs.reduce((s, r) => s + r.getBoundingClientRect().width, 0),
+              bar: bar.getBoundingClientRect().width - 2, total: Number(bar.dataset.total)}
+    }""", unit)
+    assert got["n"] == total == got["total"], got
+    assert abs(got["w"] - got["bar"]) <= 1.5, got  # the segments fill the bar, no more
+
+
+@pytest.fixture(scope="module")
+def bgl_run(tmp_path_factory):
+    """`rlm ask BGL_2k.log "anomalies?"` with no model: the JSON report and the page."""
+    d = tmp_path_factory.mktemp("bgl")
+    html = d / "bgl.html"
+    r = rlm("ask", str(BGL), "anomalies?", "--model", "none", "--json", "--html", str(html))
+    assert r.returncode in (0, 3), r.stderr
+    return json.loads(r.stdout), html
+
+
+def test_log_answer_page(browser, bgl_run):
+    rep, html = bgl_run
+    ctx, page, requests = _open(browser, html)
+    assert rep["groups"], "the profile found no group: nothing to draw"
+    lanes = page.locator(".lane").count()
+    assert lanes == len(rep["groups"])  # one lane per group
+    assert page.locator("[data-axis=time]").count() == 1  # BGL lines carry times
+    _bar_adds_up(page, rep["corpus"]["lines"])
+    text = page.inner_text("body")
+    for f in rep["findings"]:
+        s = f["source"]
+        ref = f"{s['path']}:{s['line_start']}" + (
+            f"-{s['line_end']}" if s["line_end"] != s["line_start"] else "")
+        assert ref in text, ref
+    assert rep["coverage"]["statement"] in text  # word for word, under the bar
+    assert requests == [html.as_uri()]  # nothing but the page itself
+    assert _not_blank(browser, page.screenshot()) > 20  # the first screen
+    ctx.close()
+
+
+def test_without_scripting_narrow_and_printed(browser, bgl_run):
+    rep, html = bgl_run
+    ctx, page, _ = _open(browser, html, java_script_enabled=False,
+                         viewport={"width": 380, "height": 800})
+    assert page.locator(".lane").count() == len(rep["groups"])
+    _bar_adds_up(page, rep["corpus"]["lines"])
+    first = rep["findings"][0]["source"]
+    assert f"{first['path']}:{first['line_start']}" in page.inner_text("body")
+    # narrow: nothing wider than the window but what scrolls on purpose (tables, code)
+    over = page.evaluate("document.documentElement.scrollWidth")
+    assert over <= 380 + 2, over
+    ctx.close()
+    ctx, page, _ = _open(browser, html)
+    pdf = page.pdf(format="A4")
+    import re
+
+    pages = len(re.findall(rb"/Type\s*/Page(?!s)", pdf))
+    assert pdf.startswith(b"%PDF") and pages >= 2, pages  # the long page runs over A4 pages
+    ctx.close()
+
+
+def test_copy_on_click_and_colour_is_not_alone(browser, bgl_run):
+    rep, html = bgl_run
+    ctx, page, _ = _open(browser, html)
+    ctx.grant_permissions(["clipboard-read", "clipboard-write"])
+    ref = page.locator("code.ref").first
+    ref.click()
+    assert page.evaluate("navigator.clipboard.readText()") == ref.inner_text()
+    # every state drawn in the bar has a text label and a pattern in the legend
+    states = set(page.eval_on_selector_all("svg.bar rect.seg", "rs => rs.map(r => r.dataset.state)"))
+    legend = page.inner_text(".legend")
+    for s in states:
+        assert page.locator(f'.legend [data-state="{s}"] rect[fill="url(#pat-{s})"]').count() == 1
+    assert "scanned by code" in legend
+    ctx.close()
+
+
+def test_audit_and_mine_pages(browser, tmp_path):
+    repo = tmp_path / "repo"
+    assert rlm("fixture", "repo", str(repo)).returncode == 0
+    audit = tmp_path / "audit.html"
+    r = rlm("audit", str(repo), "--model", "none", "--json", "--html", str(audit))
+    assert r.returncode in (0, 3), r.stderr
+    rep = json.loads(r.stdout)
+    ctx, page, requests = _open(browser, audit)
+    assert page.locator("#modules table tbody tr").count() == len(rep["audit"]["modules"])
+    assert page.locator("#risks").count() == 1
+    _bar_adds_up(page, rep["files"]["total"], "files")
+    assert requests == [audit.as_uri()]
+    ctx.close()
+    mine = tmp_path / "mine.html"
+    r = rlm("mine", str(repo), "how are passwords stored?", "--model", "none", "--json",
+            "--html", str(mine))
+    assert r.returncode in (0, 3), r.stderr
+    rep = json.loads(r.stdout)
+    ctx, page, _ = _open(browser, mine)
+    q = rep["questions"][0]
+    rows = page.locator("#q1 table tbody tr").count()
+    assert rows == len(q["verified"]) + len(q["inferred"]) + len(q["rejected"]) + (
+        1 if q["placeholder"] else 0)
+    for f in q["verified"]:
+        assert f["evidence_path"] in page.inner_text("#q1")
+    _bar_adds_up(page, rep["files"]["total"], "files")
+    ctx.close()

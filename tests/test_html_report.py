@@ -1,0 +1,192 @@
+"""The HTML report without a browser: runs recorded before it existed render through
+`rlm show RUN --html`, bad paths are one-line errors, and the dependency graph's layers put
+every importer above what it imports. (tests/test_html_browser.py looks at the pages.)"""
+
+from __future__ import annotations
+
+import html as html_lib
+import json
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from rlm.render.html import report_html
+from rlm.render.html.graph import graph_svg, layers
+
+OLD = Path(__file__).parent / "data" / "reports_v1"
+
+
+def rlm(*args):
+    return subprocess.run([sys.executable, "-m", "rlm.cli", *args], capture_output=True,
+                          text=True, timeout=120, stdin=subprocess.DEVNULL)
+
+
+class _Segments(HTMLParser):
+    """The coverage bar's segments and the page's text."""
+
+    def __init__(self):
+        super().__init__()
+        self.bars: list[dict] = []
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "svg" and "bar" in (a.get("class") or "").split():
+            self.bars.append({"unit": a.get("data-unit"), "total": a.get("data-total"), "segs": []})
+        if tag == "rect" and a.get("class") == "seg" and self.bars:
+            self.bars[-1]["segs"].append(a)
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def _parse(page: str) -> _Segments:
+    p = _Segments()
+    p.feed(page)
+    return p
+
+
+def _record(rep: dict) -> str:
+    """Put a report into the run records as `rlm` writes it (rlm.store.runs.Recorder.close)."""
+    from rlm.store import RunStore
+    import orjson
+
+
+    s = RunStore()
+    rid = rep["run_id"]
+    s.start(rid, command=rep["command"], argv=[], options={"command": rep["command"]},
+            corpus=rep["corpus"]["path"], question=rep["question"], secrets=[])
+    s.execute("UPDATE runs SET status = 'done', report = ? WHERE id = ?", (orjson.dumps(rep).decode(), rid))
+    s.close()
+    return rid
+
+
+@pytest.mark.parametrize("name", ["ask", "fanout", "audit", "mine"])
+def test_a_run_recorded_before_the_html_report_renders(name, tmp_path):
+    rep = json.loads((OLD / f"{name}.json").read_text("utf-8"))
+    assert "map" not in rep["coverage"] and "read_files" not in rep.get("files", {})
+    rid = _record(rep)
+    out = tmp_path / "page.html"
+    r = rlm("show", rid, "--html", str(out))
+    assert r.returncode == 0, r.stderr
+    page = out.read_text("utf-8")
+    p = _parse(page)
+    bar = p.bars[0]
+    unit = bar["unit"]
+    total = rep["corpus"]["lines"] if unit == "lines" else rep["files"]["total"]
+    assert int(bar["total"]) == total
+    assert sum(int(s[f"data-{unit}"]) for s in bar["segs"]) == total
+    # the widths fill the bar (each is written to 3 decimals)
+    assert abs(sum(float(s["width"]) for s in bar["segs"]) - 1000) <= 0.0005 * len(bar["segs"])
+    text = "".join(p.text)
+    assert rep["coverage"]["statement"] in text
+    for f in rep["findings"]:
+        if f.get("status") != "rejected":
+            assert f"{f['source']['path']}:{f['source']['line_start']}" in text
+    if name in ("ask", "fanout"):
+        assert "recorded before rlm kept where things happened" in text
+    if name == "fanout":  # 646 lines read, the 12 chunks not run are failed lines
+        states = {s["data-state"]: int(s["data-lines"]) for s in bar["segs"]}
+        assert states == {"read": 646, "failed": 2354}
+    if name == "mine":
+        for q in rep["questions"]:
+            for f in q["verified"] + q["inferred"]:
+                assert f["evidence_path"].split(":")[0] in text
+
+
+def test_html_errors_are_one_line(tmp_path):
+    log = tmp_path / "a.log"
+    log.write_text("2024-01-01 10:00:00 ERROR disk full\n")
+    r = rlm("ask", str(log), "errors?", "--model", "none", "--html", str(tmp_path / "no" / "x.html"))
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert r.stderr.strip().count("\n") == 0 and "cannot write" in r.stderr
+    r = rlm("show", "nosuchrun", "--html", str(tmp_path / "x.html"))
+    assert r.returncode == 2 and "Traceback" not in r.stderr and not (tmp_path / "x.html").exists()
+
+
+def test_ask_html_places_what_was_read(tmp_path, fake_server):
+    """A fan-out with a call that fails: the page's bar has the failed chunk's lines where they
+    are, with the reason on hover, and the rest read by the model."""
+    p = tmp_path / "notes.txt"
+    p.write_text("".join(f"Paragraph {i}: the committee discussed item {i % 7} at length.\n"
+                         for i in range(2000)))
+    fake_server.fault("Paragraph 1500", "500")  # every try of that chunk fails
+    out = tmp_path / "page.html"
+    r = rlm("ask", str(p), "what did the committee decide?", "--base-url", fake_server.url,
+            "--model", "m", "--strategy", "fanout", "--html", str(out), "--json")
+    assert r.returncode == 3, r.stderr
+    rep = json.loads(r.stdout)
+    [failed] = {(c["line_start"], c["line_end"]) for c in rep["coverage"]["chunks_failed"]}
+    bar = _parse(out.read_text("utf-8")).bars[0]
+    segs = [(s["data-state"], int(s["data-lines"])) for s in bar["segs"]]
+    assert ("failed", failed[1] - failed[0] + 1) in segs
+    assert {s for s, _ in segs} == {"read", "failed"}
+    assert sum(k for _, k in segs) == 2000
+    fs = [s for s in bar["segs"] if s["data-state"] == "failed"]
+    assert f"notes.txt:{failed[0]}-{failed[1]}" in html_lib.unescape(out.read_text("utf-8"))
+    assert fs and "failed" in out.read_text("utf-8")
+
+
+def test_graph_layers_put_importers_above():
+    edges = [("cli", "api"), ("api", "engine"), ("api", "corpus"), ("engine", "corpus"),
+             ("mcp", "api"), ("corpus", "util"), ("engine", "cli")]  # the last closes a cycle
+    names = sorted({x for e in edges for x in e})
+    rows = layers(names, edges)
+    level = {n: i for i, r in enumerate(rows) for n in r}
+    assert sorted(level) == names
+    back = [(a, b) for a, b in edges if level[a] >= level[b]]
+    cycle = {("cli", "api"), ("api", "engine"), ("engine", "cli")}
+    assert len(back) == 1 and back[0] in cycle  # one edge of the cycle goes up, no other
+    svg = graph_svg({"graph": {"nodes": names, "edges": [list(e) for e in edges]}})
+    assert svg.count('class="node"') == len(names) and svg.count('class="edge"') == len(edges)
+    assert "1 dashed arrow(s) close a cycle" in svg
+
+
+def test_absent_sections_are_left_out():
+    rep = json.loads((OLD / "ask.json").read_text("utf-8"))
+    for k in ("groups", "findings", "gate", "usage", "answer"):
+        rep.pop(k)
+    rep["coverage"] = {"statement": "Coverage: nothing known. Complete."}
+    page = report_html(rep)
+    assert "Timeline" not in page and "Findings" not in page
+    assert "Coverage: nothing known. Complete." in page
+
+
+def test_module_graph_is_folded_onto_the_module_map():
+    """The audit's module graph (rlm.codeview's shape) drawn between the map's folders; test
+    modules and imports inside one folder are left out."""
+    audit = {"modules": [{"name": n} for n in ("(root)", "shop", "shop/net", "tests")]}
+    nodes = [{"id": "app", "path": "app.py"}, {"id": "shop.core", "path": "shop/core.py"},
+             {"id": "shop.util", "path": "shop/util.py"},
+             {"id": "shop.net.http", "path": "shop/net/http.py"},
+             {"id": "tests.test_core", "path": "tests/test_core.py", "is_test": True}]
+    edges = [("app", "shop.core"), ("shop.core", "shop.util"), ("shop.core", "shop.net.http"),
+             ("shop.net.http", "shop.util"), ("tests.test_core", "shop.core")]
+    views = {"nodes": nodes, "edges": [{"source": a, "target": b, "line": 1, "kind": "module"}
+                                       for a, b in edges]}
+    svg = graph_svg(audit, views)
+    drawn = {(e.split('data-from="')[1].split('"')[0], e.split('data-to="')[1].split('"')[0])
+             for e in svg.split("<line")[1:]}
+    assert drawn == {("(root)", "shop"), ("shop", "shop/net"), ("shop/net", "shop")}
+    assert 'data-name="tests"' not in svg
+    assert "dashed arrow(s) close a cycle" in svg  # shop <-> shop/net
+
+
+def test_time_window_outside_is_drawn(tmp_path):
+    """A window question: the lines outside the window are their own state in the bar, placed
+    where they are, and they are the ones the statement says were left out."""
+    log = tmp_path / "app.log"
+    log.write_text("".join(f"2024-05-01 {8 + i // 60:02d}:{i % 60:02d}:00 INFO job {i} ok\n"
+                           for i in range(300)))  # 08:00 .. 12:59, one line a minute
+    out = tmp_path / "w.html"
+    r = rlm("ask", str(log), "what happened between 10:00 and 10:59?", "--model", "none",
+            "--json", "--html", str(out))
+    assert r.returncode in (0, 3), r.stderr
+    rep = json.loads(r.stdout)
+    segs = [(s["data-state"], int(s["data-lines"]))
+            for s in _parse(out.read_text("utf-8")).bars[0]["segs"]]
+    assert segs == [("outside", 120), ("scanned", 60), ("outside", 120)]
+    assert "the other 240 lines, outside the window" in rep["coverage"]["statement"]
