@@ -179,6 +179,21 @@ CASES = [
     Case("BGL", "how many lines after 17:00 on 2005-06-11?", "count",
          lambda ls: len(in_window(BGL_T, lambda m: f"{m.group(1)} {m.group(2)}:{m.group(3)}",
                                   "2005-06-11 17:00", "9999")(ls))),
+    # more families, predicates with windows, group-by on other slots
+    Case("Linux", "which user had the most authentication failures?", "top",
+         top_of(r"authentication failure", r"\buser=(\S+)")),
+    Case("HDFS", "how many blocks were deleted?", "count", count_of(r"Deleting block")),
+    Case("Spark", "how many tasks finished?", "count", count_of(r"Finished task")),
+    Case("Windows", "how many warnings?", "count", count_of(r"^\S+ \S+, Warning ")),
+    Case("Android", "how many errors?", "count", count_of(r"^\S+ \S+\s+\d+\s+\d+ [EFA] ")),
+    Case("OpenSSH", "how many failed passwords between Dec 10 09:00 and 10:00?", "count",
+         lambda ls: len({i for i in in_window(
+             SYS_T, lambda m: f"{m.group(1)} {int(m.group(2)):02d} {m.group(3)}:{m.group(4)}",
+             "Dec 10 09:00", "Dec 10 10:00")(ls)} & lines_with(r"Failed password")(ls))),
+    Case("Mac", "how many lines between Jul 1 09:00 and 10:00?", "count",
+         lambda ls: len(in_window(SYS_T, lambda m: f"{m.group(1)} {int(m.group(2)):02d} "
+                                  f"{m.group(3)}:{m.group(4)}", "Jul 01 09:00",
+                                  "Jul 01 10:00")(ls))),
     # a question code cannot map: an honest "not sure" is the right behaviour's floor
     Case("OpenStack", "how many GET requests?", "count", count_of(r"\"GET ")),
     Case("folder", "anomalies?", "folder", lambda ls: None,

@@ -225,3 +225,17 @@ def test_anomalies_are_a_ranked_table_of_event_kinds(bgl_log):
     assert kinds[0]["count"] == 8 and kinds[0]["severity"] == "FATAL"
     assert [f["source"]["line_start"] for f in rep["findings"] if f["group"] == "k1"] == [1, 4, 7]
     assert rep["answer"].count("no model configured") == 1
+
+
+def test_templates_from_different_components_are_counted_apart_and_not_summed_as_sure(tmp_path):
+    p = tmp_path / "hdfs.log"
+    rows = []
+    for i in range(6):
+        rows.append(f"081109 2036{i:02d} 148 INFO dfs.FSNamesystem: BLOCK* NameSystem.delete: "
+                    f"blk_-{9000 + i} is added to invalidSet of 10.250.{i}.7:50010")
+        rows.append(f"081109 2037{i:02d} 151 INFO dfs.FSDataset: Deleting block blk_-{9000 + i} "
+                    f"file /mnt/hadoop/dfs/data/current/subdir{i}/blk_-{9000 + i}")
+    p.write_text("\n".join(rows) + "\n")
+    rep = ask(p, "how many blocks were deleted?", code=3)
+    assert sorted(k["lines"] for k in rep["matched"]["kinds"]) == [6, 6]
+    assert "Not sure: the matching templates are written by different components" in rep["answer"]

@@ -122,6 +122,14 @@ def holds(q, tally, n_kinds: int) -> str:
             "number is in the JSON report (`matched.lines`).")
 
 
+def mixed(components: list[str]) -> str:
+    names = ", ".join(f"`{c.rstrip(':')}`" for c in components[:5])
+    return (f"Not sure: the matching templates are written by different components ({names}), "
+            "so they may be different events, or one happening logged by each. Each template is "
+            "counted above; the total mixes them. Quote the words of the one you mean to count "
+            "it alone.")
+
+
 def unmatched(q, concepts: list[str], nearest: list) -> str:
     if not concepts:
         return ("Code could not tell what to count: the question names no words, anchors or "

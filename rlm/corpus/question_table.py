@@ -21,6 +21,7 @@ class Row:
     text: str  # the template in words, variables as <*>
     count: int
     first_line: int
+    component: str | None = None  # the component that writes it most (None: not known)
 
 
 class QuestionTable:
@@ -28,7 +29,8 @@ class QuestionTable:
         self.src, self.ranges = src, ranges
         self.table = build_table(src, ranges) if src.size else None
         kinds = self.table.templates if self.table else []
-        self.rows = sorted((Row(k.id, k.template, k.count, k.first_line) for k in kinds),
+        self.rows = sorted((Row(k.id, k.template, k.count, k.first_line,
+                                k.components[0][0] if k.components else None) for k in kinds),
                            key=lambda r: (-r.count, r.first_line))
 
     def lines_of(self, rows: list[Row]) -> Iterator[tuple[int, str, Row]]:

@@ -47,6 +47,7 @@ class Tally:
     lines: dict[str, list[list[int]]] = field(default_factory=dict)  # path -> [[a, b], ...]
     nearest: list = field(default_factory=list)  # templates closest to an unmatched predicate
     related: list = field(default_factory=list)  # templates matched by synonym only: named
+    component: dict[str, str] = field(default_factory=dict)  # template -> its main component
 
     def add(self, src, ln: int, kind: str | None, key: str | None) -> None:
         self.total += 1
@@ -103,6 +104,7 @@ def _count_file(ctx: Context, src, tally: Tally) -> None:
         m = match(table.rows, q.words, lambda row: src.line(row.first_line, 400))
         tally.nearest += [(s, src) for s in m.nearest]
         tally.related += [(s, src) for s in m.related]
+        tally.component.update({s.row.text: s.row.component for s in m.rows if s.row.component})
         for ln, text, row in table.lines_of([s.row for s in m.rows]):
             tally.add(src, ln, row.text, key(text, row.text))
         return
@@ -135,6 +137,11 @@ async def run(ctx: Context) -> Result:
     if confident and q.group_by and tally.total and set(tally.groups) == {"(none)"}:
         res.cov.gaps.append(f"none of the {tally.total:,} matching lines names a {q.group_by}: "
                             "code cannot group them")
+    comps = sorted({tally.component[k] for k in tally.kinds if k in tally.component})
+    if confident and len(tally.kinds) > 1 and len(comps) > 1:
+        res.answer_parts.append(count_text.mixed(comps))
+        res.cov.gaps.append("the matching templates come from different components: the total "
+                            "may count one happening more than once")
     if not confident:
         res.answer_parts.append(count_text.unmatched(q, concepts, tally.nearest))
         res.cov.gaps.append("code could not map the question to a template of the log: "
