@@ -7,7 +7,7 @@ whether the session story came out as one ordered group, the anchored (grep) que
 time, tokens and calls — next to the targets (< 60 s, < 10,000 tokens) and the reference costs
 from the brief. What a model adds over code: its labels per group against the expected labels.
 
-    python evals/bench_ask_log.py [--lines 600000] [--model NAME --base-url URL]
+    python -m evals.bench_ask_log [--lines 600000] [--model NAME --base-url URL]
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ every rule by code against the key:
 - candidates: the <= 400 lines the profile hands on (what a model or the code-only answer
   reads): their precision, and how many alert categories they reach.
 
-    python evals/bench_candidates.py [--lines 200000] [--seed 11]
+    python -m evals.bench_candidates [--lines 200000] [--seed 11]
 """
 
 from __future__ import annotations

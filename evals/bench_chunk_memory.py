@@ -7,7 +7,7 @@ to cut them, and the time to render one chunk's text. With --before DIR (a check
 older tree, e.g. `git archive main | tar -x -C DIR`) both trees run in the same invocation on
 the same file, one fresh process each, and the ratios are printed.
 
-    python evals/bench_chunk_memory.py [--lines 2400000] [--chunks 20000] [--before DIR]
+    python -m evals.bench_chunk_memory [--lines 2400000] [--chunks 20000] [--before DIR]
 """
 
 from __future__ import annotations

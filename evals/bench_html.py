@@ -65,8 +65,7 @@ def main(argv: list[str] | None = None) -> int:
         rep, run_s = _ask(log, q, model="none", **kw)
         rows.append(_row(name, rep, run_s, tmp / f"{name}.html"))
     if a.fanout:
-        sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-        from fake_server import FakeServer
+        from rlm.testing import FakeServer
 
         with FakeServer() as server:
             rep, run_s = _ask(log, "what is going on?", model="m", base_url=server.url,

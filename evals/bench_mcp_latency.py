@@ -5,7 +5,7 @@ Starts the real server over stdio (the SDK's client), asks an open question abou
 Prints the ask's wall time and the latency of those small requests. A run on the server's own
 event loop would hold it for the whole scan; rlm.mcp.worker runs it in a thread.
 
-    python evals/bench_mcp_latency.py [--lines 1500000]
+    python -m evals.bench_mcp_latency [--lines 1500000]
 """
 
 from __future__ import annotations
@@ -20,11 +20,10 @@ from pathlib import Path
 
 import anyio
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 
 async def measure(folder: Path) -> None:
-    from mcp_harness import connect, text_of
+    from rlm.testing.mcp_client import connect, text_of
 
     async with connect([folder], "--model", "none") as c:
         lat: list[float] = []

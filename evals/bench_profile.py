@@ -8,7 +8,7 @@ MB/s, the ratio to `grep -c`, CPU seconds (MB per CPU-second is what a loaded ma
 cannot hide), peak RSS (the largest of the process and its workers), and whether the candidates are exactly the fixture's
 12 needles.
 
-    python evals/bench_profile.py [--lines 5900000] [--dir /tmp/x] [--keep] [--ask]
+    python -m evals.bench_profile [--lines 5900000] [--dir /tmp/x] [--keep] [--ask]
 
 --baseline DIR also profiles with the rlm package found in DIR (e.g. `git archive main rlm |
 tar -x -C DIR`), alternating with this checkout --reps times, and prints the ratio of MB per

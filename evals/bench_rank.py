@@ -1,11 +1,11 @@
 """Which BM25 for code-only passages? Our streaming implementation vs bm25s vs rank-bm25.
 
 Same corpus (prose with one planted passage and a decoy), same passages (8-line windows, as
-rlm.codeonly.rank cuts them), same tokenisation (rlm.codeonly.rank.tokens), same question.
+rlm.pipeline.codeonly.rank cuts them), same tokenisation (rlm.pipeline.codeonly.rank.tokens), same question.
 Prints, per corpus size: seconds from file to top-5 (index + query) and the rank of the
 planted passage, and peak RSS growth. A benchmark, not a test: figures, no pass/fail.
 
-    python evals/bench_rank.py [--sizes 600,6000,40000]
+    python -m evals.bench_rank [--sizes 600,6000,40000]
 """
 
 from __future__ import annotations
@@ -20,9 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from rlm.codeonly.rank import PASSAGE_LINES, query_terms, rank_passages, tokens  # noqa: E402
+from rlm.pipeline.codeonly.rank import PASSAGE_LINES, query_terms, rank_passages, tokens  # noqa: E402
 from rlm.corpus.source import TextSource  # noqa: E402
 
 QUESTION = "where did the lighthouse keeper hide the brass key?"

@@ -11,7 +11,7 @@
 4. Speed: MB/s of `detect` on the log fixture, next to one pass of a single compiled regex
    (`re.findall(r"\\d+")`) over the same text in the same run as the machine's reference.
 
-    python evals/bench_redact.py [--lines 20000]
+    python -m evals.bench_redact [--lines 20000]
 """
 
 from __future__ import annotations
@@ -25,15 +25,13 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
 
-from test_redact import CONTEXT, KEY_BLOCK, LOOKALIKES, PLANTED  # noqa: E402
+from tests.test_redact import CONTEXT, KEY_BLOCK, LOOKALIKES, PLANTED  # noqa: E402
 
 from rlm.fixtures.log import write_log  # noqa: E402
 from rlm.fixtures.repo import write_repo  # noqa: E402
 from rlm.fixtures.transcript import write_transcript  # noqa: E402
-from rlm.redact import Redactor, detect  # noqa: E402
+from rlm.redact.detect import Redactor, detect  # noqa: E402
 
 EXPECTED_PII = {("IP", "198.51.100.173"), ("EMAIL", "security@parcelpost.invalid")}
 

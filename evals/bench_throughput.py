@@ -1,6 +1,6 @@
 """Benchmark for issue 5: orchestrator overhead and memory of the fan-out map path.
 
-1. Throughput. Against the fake server (tests/fake_server.py, its own process, answering
+1. Throughput. Against the fake server (rlm/testing/fake_server.py, its own process, answering
    instantly with a valid MapResult), calls per second through the full map path —
    rlm.engine.mapper.map_items + rlm.engine.call.call_json + OpenAICompatModel, with messages built
    from real chunks by the recipe — at concurrency 1, 8 and 64, next to a bare httpx.AsyncClient
@@ -17,7 +17,7 @@
 Client CPU per call (time.process_time of the client process / calls) is printed next to the
 throughput: on a loaded machine it is the steadier measure of orchestrator overhead.
 
-    python evals/bench_throughput.py [--calls 1500] [--rounds 3]
+    python -m evals.bench_throughput [--calls 1500] [--rounds 3]
 """
 
 from __future__ import annotations
@@ -52,11 +52,9 @@ def start_server(kind: str = "fake") -> tuple[subprocess.Popen, str]:
     if kind == "instant":
         cmd = [sys.executable, __file__, "--serve-instant"]
     else:
-        # TCP_NODELAY on the server's sockets: without it every answer (headers, then body: two
-        # writes) waits ~40 ms for a delayed ACK, and both loops would only measure that stall
-        code = ("import sys; sys.path.insert(0, sys.argv[1]); import fake_server as f; "
-                "f._Handler.disable_nagle_algorithm = True; f.main(['--port', '0'])")
-        cmd = [sys.executable, "-c", code, str(ROOT / "tests")]
+        # the fake server sets TCP_NODELAY on its sockets: without it every answer (headers, then
+        # body: two writes) waits ~40 ms for a delayed ACK, and both loops would only measure that
+        cmd = [sys.executable, "-m", "rlm.testing.fake_server", "--port", "0"]
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     url = p.stdout.readline().strip()
     if not url.startswith("http"):
@@ -157,7 +155,7 @@ class PeakSampler:
 # ------------------------------------------------------------------------------ the two paths
 
 def map_work(model, budget, question: str):
-    from rlm import recipe
+    from rlm.prompts import recipe
     from rlm.engine.call import call_json
     from rlm.models.base import Limits
 
@@ -206,7 +204,7 @@ def bare_bodies(chunks) -> list[bytes]:
     """Exactly the request bodies the rlm path sends (json_schema mode, as the fake confirms)."""
     import orjson
 
-    from rlm import recipe
+    from rlm.prompts import recipe
 
     t = recipe.task("giant-file", "map")
     out = recipe.schema_model("giant-file", "map")
@@ -331,7 +329,7 @@ def main() -> None:
         path = write_corpus(Path(work) / "tp.txt", args.calls * 4)
         _src, chunks = chunks_of(path, args.calls, 4)
         bodies = bare_bodies(chunks)
-        kinds = (("fake", "tests/fake_server.py (scripted, thread per connection)"),
+        kinds = (("fake", "rlm/testing/fake_server.py (scripted, thread per connection)"),
                  ("instant", "instant asyncio endpoint (canned reply)"))
         if args.only == "memory":
             kinds = ()

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evals.scoring import value_in_text
-from rlm import recipe
+from rlm.prompts import recipe
 from rlm.engine.budget import Budget
 from rlm.engine.call import call_json
 from rlm.errors import BudgetExhausted, ModelCallError
@@ -156,7 +156,7 @@ class LayoutResult:
 
 async def run_context_assembly(model: Model, items: list[Item], buried_tokens: int,
                                timeout: float = 300.0) -> list[LayoutResult]:
-    from rlm.schemas import AnswerResult
+    from rlm.schemas.calls import AnswerResult
 
     t = recipe.task("giant-file", "synth")
     results = []

@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from rlm import recipe
+from rlm.prompts import recipe
 from rlm.api import AskOptions, ask_async
 from rlm.engine.budget import Budget
 from rlm.engine.call import call_json
@@ -45,7 +45,7 @@ class RunResult:
 
 def usable_window(model: Model, opts: AskOptions | None = None) -> int:
     """The material one call may hold, as every rlm command computes it (profile included)."""
-    from rlm.run.window import size_window
+    from rlm.engine.window import size_window
 
     return size_window([model], (opts or AskOptions()).usable_fraction).tokens
 
@@ -139,7 +139,7 @@ def truncated_extent(model: Model, path: str) -> tuple[list[str], int]:
 
 async def run_truncated(model: Model, path: str, question: str, timeout: float = 300.0) -> RunResult:
     """One direct call over the first lines that fit the window; nothing after them is read."""
-    from rlm.schemas import AnswerResult
+    from rlm.schemas.calls import AnswerResult
 
     t0 = time.monotonic()
     lines, total = truncated_extent(model, path)

@@ -11,7 +11,7 @@
 3. `--ask`: `rlm ask <stripped log> "anomalies?" --model none --json` end to end, and the alert
    categories its findings cite.
 
-    python evals/real_logs.py [--ask]
+    python -m evals.real_logs [--ask]
 """
 
 from __future__ import annotations
@@ -68,5 +68,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     main()

@@ -45,8 +45,6 @@ from dataclasses import asdict, replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # `python evals/run.py` from anywhere
-    sys.path.insert(0, str(ROOT))
 
 import anyio  # noqa: E402
 
@@ -215,10 +213,9 @@ async def fault_case(workdir: Path, concurrency: int = 8) -> tuple[list[dict], l
     """rlm and naive fan-out against the in-process fake server, which fails (HTTP 500; a dropped
     connection) every request for the chunks holding the two poisoned lines. (A malformed reply
     would not do: the retry with the validation error gets a good answer, as it should.)"""
-    sys.path.insert(0, str(ROOT / "tests"))
     import re
 
-    from fake_server import FakeServer
+    from rlm.testing import FakeServer
     from rlm.models.openai_compat import OpenAICompatModel, reset_mode_cache
 
     path = workdir / "fault.txt"
@@ -273,10 +270,9 @@ def write_orders_corpus(path: Path, n: int = 3000, every: int = 25) -> list[str]
 async def reduce_guard_case(workdir: Path, preserve: list, concurrency: int = 8) -> list[dict]:
     """The reduce loop against a scripted merge model that drops an identifier from every third
     merge it proposes: the guard must refuse those, so no number or id is lost."""
-    sys.path.insert(0, str(ROOT / "tests"))
     import re
 
-    from fake_server import FakeServer
+    from rlm.testing import FakeServer
     from rlm.models.openai_compat import OpenAICompatModel, reset_mode_cache
 
     path = workdir / "orders.txt"
@@ -442,7 +438,7 @@ def write_results(out_dir: Path, rows: list[dict], meta: dict, preserve: list[di
         "construction.",
         "- Tokens are the server's counts (llama.cpp's for the embedded model). The embedded model "
         "is loaded once before the first case; no row's wall time includes loading it. Rows on "
-        "`fake-server` ran against tests/fake_server.py in-process, whatever `--model` was.",
+        "`fake-server` ran against rlm/testing/fake_server.py in-process, whatever `--model` was.",
         "",
         "## Number and identifier preservation (reduce loop)",
         "",

@@ -11,7 +11,7 @@ from pathlib import Path
 from evals.sim.key import audit_key, from_repo
 from evals.sim.readers import TAG_FAB, TAG_OBEY
 from evals.sim.server import start_sim
-from rlm.evidence import parse_evidence_path
+from rlm.verify.evidence import parse_evidence_path
 from rlm.models.openai_compat import OpenAICompatModel, reset_mode_cache
 
 
@@ -48,7 +48,7 @@ async def _reader_model(kind: str, key, seed: int, model):
 
 async def mine_case(workdir: Path, kind: str, seed: int = 0, model=None) -> dict:
     from fixtures.repo import write_repo
-    from rlm.mine import MineOptions, mine_async
+    from rlm.repo.mine import MineOptions, mine_async
 
     root = workdir / f"repo-{kind or 'model'}"
     truth = write_repo(root)
@@ -89,7 +89,7 @@ async def audit_case(workdir: Path, kind: str, seed: int = 0, model=None) -> dic
     """`rlm audit` on the repository fixture: how many planted facts come back verified at their
     lines (fact or risk), and whether invented quotes or misplaced citations get through."""
     from fixtures.repo import write_repo
-    from rlm.audit import AuditOptions, audit_async
+    from rlm.repo.audit import AuditOptions, audit_async
 
     root = workdir / f"audit-{kind or 'model'}"
     truth = write_repo(root)

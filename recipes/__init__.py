@@ -1,1 +1,1 @@
-"""Prompts as data: one TOML file per recipe (loaded by rlm.recipe)."""
+"""Prompts as data: one TOML file per recipe (loaded by rlm.prompts.recipe)."""

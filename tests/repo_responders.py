@@ -171,7 +171,7 @@ def _norm(s: str) -> str:
 
 
 def assert_evidence(root, path: str, a: int, b: int, quote: str) -> None:
-    """Independently of rlm.evidence: the path resolves to a regular file inside root, lines
+    """Independently of rlm.verify.evidence: the path resolves to a regular file inside root, lines
     a..b exist, and the quote (whitespace-normalised) is in them."""
     from pathlib import Path, PurePosixPath
 

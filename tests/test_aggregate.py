@@ -18,7 +18,7 @@ if ROOT not in sys.path:
 from evals.sim.key import SimKey  # noqa: E402
 from evals.sim.server import start_sim  # noqa: E402
 from fixtures.oolong import answer_matches, write_oolong  # noqa: E402
-from rlm.aggregate import Record, check, item_shape, wants  # noqa: E402
+from rlm.pipeline.aggregate import Record, check, item_shape, wants  # noqa: E402
 from rlm.api import AskOptions, ask_async  # noqa: E402
 from rlm.models.openai_compat import OpenAICompatModel, reset_mode_cache  # noqa: E402
 
@@ -205,8 +205,8 @@ def test_noisy_reader_every_number_is_exact_or_a_bound_that_holds(oolong, seed):
 
 
 def test_a_tie_for_most_common_is_said():
-    from rlm.aggregate import Counted, Tally
-    from rlm.aggregate_ops import answer
+    from rlm.pipeline.aggregate import Counted, Tally
+    from rlm.pipeline.aggregate_ops import answer
 
     recs = [Counted(f"R-{i}", i, lab, None, "f") for i, lab in enumerate("aabbc", 1)]
     text, agg = answer("Which label is the most common?", Tally(records=recs))

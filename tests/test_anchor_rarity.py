@@ -19,8 +19,8 @@ from rlm.corpus.grep import candidate_anchors, extract_anchors  # noqa: E402
 from rlm.corpus.probe import probe_source  # noqa: E402
 from rlm.corpus.rarity import rare_candidates  # noqa: E402
 from rlm.corpus.source import TextSource  # noqa: E402
-from rlm.interrupt import ScanInterrupted, controlled  # noqa: E402
-from rlm.strategies import gate  # noqa: E402
+from rlm.engine.interrupt import ScanInterrupted, controlled  # noqa: E402
+from rlm.pipeline import gate  # noqa: E402
 
 
 def test_candidates_are_the_weak_tokens_only():

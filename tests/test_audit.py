@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 import repo_responders as R
-from rlm.audit import AuditOptions, audit, audit_markdown, parse_lenses
+from rlm.repo.audit import AuditOptions, audit, audit_markdown, parse_lenses
 from rlm.cli import app
 from rlm.corpus.walk import walk
 from rlm.errors import UsageError

@@ -1,4 +1,4 @@
-"""`rlm audit` with no model: complete from code alone (rlm.repo_facts through rlm.evidence),
+"""`rlm audit` with no model: complete from code alone (rlm.repo.facts through rlm.verify.evidence),
 and with a model the code facts come first and stay. Real subprocesses, no model configured."""
 
 from __future__ import annotations
@@ -39,7 +39,17 @@ def test_audit_with_no_model_is_complete_from_code(tmp_path):
         f = by_line.get((cf["path"], cf["line"]))
         assert f is not None and f["label"] == cf["kind"], cf
         assert cf["quote"] in f["evidence"]
-    assert by_line[("parcelpost/accounts/passwords.py", 12)]["kind"] == "risk"
+    weak = by_line[("parcelpost/accounts/passwords.py", 12)]
+    assert weak["kind"] == "risk" and weak["severity"] == "high"  # bandit's B324 level
+    assert weak["claim"].startswith("S324") and "bandit B324" in weak["note"]
+    # the whole-repository views of the fixture: its console script, graph and public API
+    v = rep["views"]
+    assert ("console_script", "parcelpost") in {(e["kind"], e["name"])
+                                                for e in v["entry_points"]["items"]}
+    ids = {n["id"] for n in v["graph"]["nodes"]}
+    assert {"parcelpost.cli", "parcelpost.accounts.passwords"} <= ids
+    assert not [n for n in ids if n.startswith(("vendor", "tinyjson"))]  # the walker's choice
+    assert v["public_api"]["packages"][0]["package"] == "parcelpost"
     labels = {f["label"] for f in rep["findings"]}
     assert {"entry_point", "test", "large_function", "marker", "risk"} <= labels
     # nothing from vendored or ignored code; the module map has code's key APIs
@@ -60,7 +70,7 @@ def test_audit_markdown_with_no_model_says_so(tmp_path):
 
 
 def test_code_facts_stay_first_when_a_model_runs(fake_server, tmp_path):
-    from rlm.audit import AuditOptions, audit
+    from rlm.repo.audit import AuditOptions, audit
     from rlm.models.openai_compat import OpenAICompatModel, reset_mode_cache
 
     root = tmp_path / "repo"

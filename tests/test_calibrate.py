@@ -16,7 +16,7 @@ from rlm import calibrate as cal
 from rlm.api import AskOptions, ask_async
 from rlm.cli import app
 from rlm.models.openai_compat import OpenAICompatModel, reset_mode_cache
-from rlm.plot import _Frame as Frame
+from rlm.calibrate.plot import _Frame as Frame
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -109,7 +109,7 @@ def test_gate_and_chunker_use_the_profile(fake_server, tmp_path):
     reason = after.gate.reasons[0]
     assert "calibrated profile" in reason and "1,280" in reason
     assert after.strategy == "fanout"  # ~3,000 tokens no longer fit the calibrated window
-    from rlm.run.window import PROMPT_OVERHEAD_TOKENS
+    from rlm.engine.window import PROMPT_OVERHEAD_TOKENS
 
     want = f"chunks of at most ~{1280 - PROMPT_OVERHEAD_TOKENS:,} tokens"  # calibrated - overhead
     assert any(want in r for r in after.gate.reasons), after.gate.reasons

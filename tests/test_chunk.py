@@ -4,14 +4,14 @@ through the one numbered-line renderer; evidence is only found in what a chunk s
 
 from __future__ import annotations
 
-from rlm import evidence
+from rlm.verify import evidence
 from rlm.corpus.chunk import Chunk, Part, ShownLines
 from rlm.corpus.index import chunk_source
 from rlm.corpus.lines import CUT_MARK, number_pairs
 from rlm.corpus.open import open_corpus
 from rlm.corpus.source import TextSource
 from rlm.repo.chunks import chunk_files
-from rlm.run import fit
+from rlm.engine import fit
 
 
 def _log(tmp_path, n=40):

@@ -1,11 +1,11 @@
-"""The support rule for picked lines (rlm/repo/claim_support.py): a model's claim about a line
+"""The support rule for picked lines (rlm/verify/claim_support.py): a model's claim about a line
 code quoted is verified only when the line carries the claim's distinctive content."""
 
 from __future__ import annotations
 
 import pytest
 
-from rlm.repo.claim_support import claim_terms, support
+from rlm.verify.claim_support import claim_terms, support
 from rlm.repo.corpus import RepoCorpus
 
 

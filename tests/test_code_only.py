@@ -129,7 +129,7 @@ def test_fanout_with_nothing_configured_ranks_the_planted_passage_first(tmp_path
     cov = rep["coverage"]
     assert not cov["complete"] and "no model read" in cov["statement"]
     from rlm.render import answer_markdown  # the passages are rendered from the findings
-    from rlm.schemas import Report
+    from rlm.schemas.report import Report
 
     assert "found by code, not read by a model" in answer_markdown(Report.model_validate(rep))
 

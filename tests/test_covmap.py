@@ -1,4 +1,4 @@
-"""The coverage map (rlm.run.covmap): every line of every file in exactly one state, placed
+"""The coverage map (rlm.engine.covmap): every line of every file in exactly one state, placed
 where it is; failures win over reads, reads over scans; the window's outside is marked; a map
 with too many runs is drawn in bins whose exact totals are kept."""
 
@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from types import SimpleNamespace as NS
 
-from rlm.run.covmap import BINS, MAX_SEGMENTS, Recorder, build
-from rlm.schemas import Coverage, FailedChunk
+from rlm.engine.covmap import BINS, MAX_SEGMENTS, Recorder, build
+from rlm.schemas.report import Coverage, FailedChunk
 
 
 def _src(path, lines):

@@ -10,12 +10,12 @@ import time
 import pytest
 
 from rlm.errors import ModelCallError
-from rlm.estimate import fill_seconds, overrun
+from rlm.engine.estimate import fill_seconds, overrun
 from rlm.models.base import Limits
 from rlm.models.degenerate import repeating_tail
 from rlm.models.speed import SpeedMeter, load, speed_path
 from rlm.render.progress import Progress
-from rlm.schemas import Estimate
+from rlm.schemas.report import Estimate
 
 
 def test_repeating_tail():

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from rlm import evidence as ev
-from rlm.evidence import (
+from rlm.verify import evidence as ev
+from rlm.verify.evidence import (
     EvidenceCheck,
     EvidenceError,
     EvidenceStats,

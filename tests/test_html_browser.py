@@ -168,6 +168,14 @@ def test_audit_and_mine_pages(browser, tmp_path):
     ctx, page, requests = _open(browser, audit)
     assert page.locator("#modules table tbody tr").count() == len(rep["audit"]["modules"])
     assert page.locator("#risks").count() == 1
+    # the module graph (rlm.codeview) drawn between the map's folders, importers above
+    boxes = page.eval_on_selector_all("svg.graph g.node", "gs => gs.map(g => [g.dataset.name, "
+                                      "g.getBoundingClientRect().top])")
+    top = dict(boxes)
+    assert len(top) >= 2 and set(top) <= {m["name"] for m in rep["audit"]["modules"]}
+    edges = page.eval_on_selector_all("svg.graph line.edge", "ls => ls.map(l => [l.dataset.from, "
+                                      "l.dataset.to, l.getAttribute('stroke-dasharray')])")
+    assert edges and all(top[a] < top[b] for a, b, dash in edges if not dash)
     _bar_adds_up(page, rep["files"]["total"], "files")
     assert requests == [audit.as_uri()]
     ctx.close()

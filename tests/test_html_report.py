@@ -190,3 +190,90 @@ def test_time_window_outside_is_drawn(tmp_path):
             for s in _parse(out.read_text("utf-8")).bars[0]["segs"]]
     assert segs == [("outside", 120), ("scanned", 60), ("outside", 120)]
     assert "the other 240 lines, outside the window" in rep["coverage"]["statement"]
+
+
+def test_a_log_without_times_is_drawn_on_line_numbers(tmp_path):
+    log = tmp_path / "plain.log"
+    log.write_text("".join("ERROR worker crashed: out of memory\n" if i in (70, 1400) else
+                           f"INFO worker {i % 9} finished task {i}\n" for i in range(2000)))
+    out = tmp_path / "p.html"
+    r = rlm("ask", str(log), "anomalies?", "--model", "none", "--json", "--html", str(out))
+    assert r.returncode in (0, 3), r.stderr
+    rep = json.loads(r.stdout)
+    page = out.read_text("utf-8")
+    assert 'data-axis="line"' in page and "This log has no readable times: the axis is the " \
+        "line number." in page
+    assert page.count('class="lane"') == len(rep["groups"]) >= 1
+    # the error lines' marks sit at their place on the line axis (x in 0..1000)
+    xs = sorted(float(m.split('x="')[1].split('"')[0]) + 1
+                for m in page.split('class="mark"')[1:] if 'x="' in m.split(">")[0])
+    assert any(abs(x - 70 / 1999 * 1000) < 1.5 for x in xs), xs
+    assert any(abs(x - 1400 / 1999 * 1000) < 1.5 for x in xs), xs
+
+
+def test_a_folder_of_logs_on_clocks_that_do_not_meet(tmp_path):
+    """BGL writes years, OpenSSH (syslog) does not: no shared clock, so the axis is the line
+    number, files one after another, named in the axis labels."""
+    import shutil
+
+    d = tmp_path / "logs"
+    d.mkdir()
+    for name in ("BGL_head.log", "OpenSSH_head.log"):
+        shutil.copy(Path(__file__).parent.parent / "evals" / "data" / "loghub" / name, d / name)
+    out = tmp_path / "f.html"
+    r = rlm("ask", str(d), "anomalies?", "--model", "none", "--html", str(out))
+    assert r.returncode in (0, 3), r.stderr
+    page = out.read_text("utf-8")
+    assert 'data-axis="line"' in page and "share no clock" in page
+    assert "BGL_head.log:1<" in page and "OpenSSH_head.log:" in page
+    bar = _parse(page).bars[0]
+    assert sum(int(s["data-lines"]) for s in bar["segs"]) == int(bar["total"]) == 199
+
+
+def test_every_link_on_a_log_page_lands_somewhere(tmp_path):
+    """Lanes link to their groups, the answer's path:line (the event-kind table's examples) to
+    the findings: every in-page link has its target."""
+    import re
+
+    out = tmp_path / "bgl.html"
+    r = rlm("ask", str(Path(__file__).parent.parent / "evals" / "data" / "loghub" / "BGL_2k.log"),
+            "anomalies?", "--model", "none", "--html", str(out))
+    assert r.returncode in (0, 3), r.stderr
+    page = out.read_text("utf-8")
+    targets = set(re.findall(r'href="#([^"]+)"', page))
+    ids = set(re.findall(r'id="([^"]+)"', page))
+    assert targets and targets <= ids, sorted(targets - ids)[:5]
+    assert any(t.startswith("g-") for t in targets)  # lanes -> groups
+    assert any(t.startswith("f-") for t in targets)  # the kinds table's examples -> findings
+
+
+def test_redact_report_masks_the_page_too(tmp_path):
+    log = tmp_path / "sec.log"
+    log.write_text("2024-01-01 10:00:00 ERROR login failed password=Hunter2SuperSecret99 for "
+                   "bob@example.com\n2024-01-01 10:00:01 INFO ok\n")
+    out = tmp_path / "s.html"
+    r = rlm("ask", str(log), "errors?", "--model", "none", "--redact-report", "--html", str(out))
+    assert r.returncode in (0, 3), r.stderr
+    page = out.read_text("utf-8")
+    assert "login failed" in page  # the line is there, its secrets are not
+    assert "Hunter2SuperSecret99" not in page and "bob@example.com" not in page
+
+
+def test_an_event_kind_group_keeps_its_exact_count():
+    """logs-answers' event-kind groups (kind "event", count, severity) carry 3 example lines
+    of 60: the lane and the group say 60, and that 3 are drawn and cited."""
+    lines = [104, 105, 106]
+    rep = {"command": "ask", "question": "anomalies?",
+           "corpus": {"path": "BGL.log", "lines": 2000, "kind": "log"},
+           "groups": [{"id": "k1", "kind": "event", "key": "data TLB error interrupt",
+                       "why": "FATAL, 60 lines", "lines": lines, "paths": ["BGL.log"] * 3,
+                       "count": 60, "severity": "FATAL"}],
+           "findings": [{"id": f"e{i}", "claim": "FATAL event kind", "verified": True,
+                         "group": "k1", "evidence": f"- 1118536327 2005.06.11 R30 RAS KERNEL "
+                         f"FATAL data TLB error interrupt {ln}",
+                         "source": {"path": "BGL.log", "line_start": ln, "line_end": ln}}
+                        for i, ln in enumerate(lines, 1)],
+           "coverage": {"statement": "Complete."}}
+    page = report_html(rep)
+    assert "60 lines (3 drawn)" in page and "60 lines (3 cited below)" in page
+    assert page.count('class="lane"') == 1 and ">FATAL</span>" in page

@@ -12,7 +12,7 @@ import pytest
 
 from fake_server import prompt_text, user_text
 from rlm.api import AskOptions, ask_async
-from rlm.fence import NOTICE
+from rlm.prompts.fence import NOTICE
 from rlm.fixtures.log import write_log
 from rlm.models.openai_compat import OpenAICompatModel, reset_mode_cache
 

@@ -14,7 +14,7 @@ import pytest
 
 from rlm.corpus.profile import profile_log
 from rlm.corpus.source import TextSource
-from rlm.interrupt import ScanInterrupted, controlled
+from rlm.engine.interrupt import ScanInterrupted, controlled
 from rlm.store import RunStore
 
 LINE = "2026-03-14T09:{m:02d}:{s:02d}.{ms:03d}Z INFO worker-{w} served request {i} in {d} ms\n"

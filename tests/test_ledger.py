@@ -18,9 +18,9 @@ from rlm.engine.budget import Budget
 from rlm.engine.mapper import map_items
 from rlm.errors import ModelCallError
 from rlm.fixtures.repo import write_repo
-from rlm.run import ledger
-from rlm.run.ledger import Ledger, Unit
-from rlm.run.outcomes import Status
+from rlm.engine import ledger
+from rlm.engine.ledger import Ledger, Unit
+from rlm.engine.outcomes import Status
 
 
 def _ledger(**kw) -> Ledger:

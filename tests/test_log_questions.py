@@ -12,7 +12,7 @@ import pytest
 
 from rlm.corpus.source import TextSource
 from rlm.corpus.timewindow import window_lines
-from rlm.query import read_query
+from rlm.pipeline.query import read_query
 
 SSH = "Dec 10 {t} LabSZ sshd[{pid}]: {msg}"
 BGL = ("- {e} 2005.06.11 {node} 2005-06-11-{hms}.123456 {node} RAS KERNEL {lvl} {msg}")

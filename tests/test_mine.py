@@ -15,7 +15,7 @@ import repo_responders as R
 from rlm.cli import app
 from rlm.corpus.walk import walk
 from rlm.fixtures.repo import write_repo
-from rlm.mine import MineOptions, keywords, mine, mine_markdown, stem
+from rlm.repo.mine import MineOptions, keywords, mine, mine_markdown, stem
 
 
 def _ep(ep: str) -> tuple[str, int, int]:

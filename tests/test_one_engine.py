@@ -60,7 +60,7 @@ def test_markdown_is_drawn_only_by_the_rendering_package():
     drawn = [f"{rel}:{n.name}" for rel, tree in _modules() for n in ast.walk(tree)
              if isinstance(n, ast.FunctionDef) and n.name.endswith("_markdown")
              and not rel.startswith("rlm/render/")]
-    assert drawn == ["rlm/codeonly/answers.py:passages_markdown"]
+    assert drawn == ["rlm/pipeline/codeonly/answers.py:passages_markdown"]
 
 
 def test_modules_and_functions_stay_readable():

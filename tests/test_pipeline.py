@@ -271,7 +271,7 @@ def test_sub_model_takes_the_map_calls_and_model_synthesises(tmp_path, fake_serv
 
 
 def test_map_citations_go_through_the_one_evidence_rule(tmp_path, fake_server):
-    """ask checks a map finding like audit and mine do (rlm.evidence): a quote a few lines from
+    """ask checks a map finding like audit and mine do (rlm.verify.evidence): a quote a few lines from
     its citation is corrected, one far away or outside the chunk is rejected; counts reported."""
     p = _prose(tmp_path, planted={700: "The BUDGET was raised to 40k.", 1200: "A KETTLE boiled."})
 

@@ -1,4 +1,4 @@
-"""The detector (rlm.redact) and the redaction policy (rlm.redact_model), without a model."""
+"""The detector (rlm.redact.detect) and the redaction policy (rlm.redact.model), without a model."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from rlm.errors import UsageError
 from rlm.fixtures.log import write_log
 from rlm.fixtures.repo import write_repo
 from rlm.fixtures.transcript import write_transcript
-from rlm.redact import Redactor, detect, iban_ok, is_card, luhn_ok
-from rlm.redact_model import decide, is_loopback_host
+from rlm.redact.detect import Redactor, detect, iban_ok, is_card, luhn_ok
+from rlm.redact.model import decide, is_loopback_host
 
 # value -> kind it must be found as (each one planted in a sentence below)
 PLANTED = {

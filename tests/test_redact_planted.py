@@ -13,7 +13,7 @@ from planted_secrets import KINDS, keyed_line, leaked, prose_line
 from rlm.api import AskOptions, ask_async
 from rlm.fixtures.log import write_log
 from rlm.models.openai_compat import reset_mode_cache
-from rlm.redact import Redactor, detect
+from rlm.redact.detect import Redactor, detect
 
 # `key-` + 32 hex digits (Mailgun's old key shape) reads like `key-<md5>` without the word
 # "mailgun" near: redacting it would redact every hash. Keyed, it is caught.
@@ -93,9 +93,9 @@ def test_no_planted_kind_reaches_the_server(tmp_path, fake_server, strategy, que
 def test_no_planted_kind_reaches_the_server_from_mine_and_audit(tmp_path, fake_server):
     import repo_responders as R
 
-    from rlm.audit import AuditOptions, audit
+    from rlm.repo.audit import AuditOptions, audit
     from rlm.fixtures.repo import write_repo
-    from rlm.mine import MineOptions, mine
+    from rlm.repo.mine import MineOptions, mine
 
     root = tmp_path / "repo"
     write_repo(root)

@@ -87,7 +87,7 @@ def test_with_a_model_the_events_and_report_in_the_record_are_masked(tmp_path, f
             "--strategy", "grep", "--json")
     assert r.returncode == 0, r.stderr
     assert fake_server.requests
-    for req in fake_server.requests:  # the prompts were redacted already (rlm.redact_model)
+    for req in fake_server.requests:  # the prompts were redacted already (rlm.redact.model)
         assert_nothing_planted(json.dumps(req["body"], ensure_ascii=False))
     text = stored(tmp_path)
     assert_nothing_planted(text)
@@ -126,7 +126,7 @@ def test_a_masked_question_is_resumed_by_asking_it_again(tmp_path):
 def test_a_secret_seen_once_in_context_is_masked_where_it_recurs():
     """`password=X` in the question, then X alone in the prompt's list of search terms: the
     redactor masks the second too (it leaked before), and a later prompt with X alone as well."""
-    from rlm.redact import Redactor
+    from rlm.redact.detect import Redactor
 
     r = Redactor()
     text = (f"Question: was password={PASSWORD} used with Bearer {BEARER}?\n"

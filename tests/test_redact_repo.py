@@ -7,7 +7,7 @@ import json
 
 import repo_responders as R
 from rlm.fixtures.repo import write_repo
-from rlm.mine import MineOptions, mine
+from rlm.repo.mine import MineOptions, mine
 
 EMAIL, PASSWORD = "ops.lead@parcel-corp.com", "Tr0ub4dor3xyz"
 

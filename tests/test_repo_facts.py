@@ -1,4 +1,4 @@
-"""Code-only repository facts (rlm.repo_facts): entry points, dependencies, tests -> functions,
+"""Code-only repository facts (rlm.repo.facts): entry points, dependencies, tests -> functions,
 markers, risky calls, largest functions; each with the file's own text as evidence."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import sys
 import textwrap
 import time
 
-from rlm.repo_facts import repo_facts
+from rlm.repo.facts import repo_facts
 
 
 def write(root, files: dict[str, str]) -> None:
@@ -113,7 +113,7 @@ def test_facts_of_the_repo_fixture_in_well_under_a_minute(tmp_path):
 def test_line_numbers_survive_form_feeds_like_the_evidence_checker_reads_them(tmp_path):
     """A form feed (^L page break) or U+2028 is not a line break for Python, git or the
     evidence checker: each fact's line and evidence are the file's own, after them too."""
-    from rlm import evidence
+    from rlm.verify import evidence
 
     write(tmp_path, {"pkg/__init__.py": "", "pkg/old.py": (
         "import subprocess\n\x0c\n# section two \u2028 still one line\n\n"

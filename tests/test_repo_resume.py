@@ -13,7 +13,7 @@ from test_mine import _oracle
 from test_store import cli_env, rlm
 
 from rlm.fixtures.repo import write_repo
-from rlm.schemas import FailedChunk
+from rlm.schemas.report import FailedChunk
 
 FAILED_KEYS = set(FailedChunk.model_fields)  # ask's shape: chunk, path, lines, reason, status
 

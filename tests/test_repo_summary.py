@@ -11,13 +11,13 @@ from typer.testing import CliRunner
 
 import repo_responders as R
 from fake_server import prompt_text
-from rlm.audit import AuditOptions, audit
+from rlm.repo.audit import AuditOptions, audit
 from rlm.cli import app
 from rlm.engine.budget import Budget
 from rlm.fixtures.repo import write_repo
 from rlm.models.openai_compat import OpenAICompatModel, reset_mode_cache
 from rlm.repo.summary import summarize
-from rlm.schemas import Finding, Source
+from rlm.schemas.report import Finding, Source
 
 FINDING = re.compile(r"^\[(\d+)\] (.*) \((\S+):(\d+)-(\d+)\)$", re.M)
 

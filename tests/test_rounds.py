@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import anyio
 
-from rlm.audit.lenses import LENSES, lenses
+from rlm.repo.audit.lenses import LENSES, lenses
 from rlm.engine.budget import Budget
 from rlm.repo.rounds import StopReason, run_rounds
-from rlm.schemas_repo import RoundInfo
+from rlm.schemas.repo_report import RoundInfo
 
 
 def _loop(new_per_round: list[int], jobs_per_round: list[int] | None = None,

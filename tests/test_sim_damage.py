@@ -20,12 +20,12 @@ from evals.sim.key import Item, QuestionKey, SimKey  # noqa: E402
 from evals.sim.score import answer_damage_unflagged, damaged_merges_accepted  # noqa: E402
 from evals.sim.server import start_sim  # noqa: E402
 from fixtures.oolong import write_oolong  # noqa: E402
-from rlm.answer_check import FLAG, mark, unsupported  # noqa: E402
+from rlm.verify.answer_check import FLAG, mark, unsupported  # noqa: E402
 from rlm.api import AskOptions, ask_async  # noqa: E402
 from rlm.engine.budget import Budget  # noqa: E402
 from rlm.engine.reducer import numbers_and_ids, reduce_findings  # noqa: E402
 from rlm.models.openai_compat import OpenAICompatModel, reset_mode_cache  # noqa: E402
-from rlm.schemas import Finding, Source  # noqa: E402
+from rlm.schemas.report import Finding, Source  # noqa: E402
 
 QUIET = {k: 0.0 for k in ("offby", "badquote", "fabricate", "drop", "dup", "schema", "refuse",
                           "slow", "429", "merge", "answer", "badvalue")}

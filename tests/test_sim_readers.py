@@ -77,7 +77,7 @@ def test_noisy_failures_are_named_in_coverage(cases):
 
 
 # notes (a direct read): its cites carry no quote, so a cited line is verified only when it
-# shares a word with the answer (rlm/support.py); this was an xfail until that check
+# shares a word with the answer (rlm/verify/support.py); this was an xfail until that check
 @pytest.mark.parametrize("name", ["log-anomalies", "transcript-story", "notes"])
 def test_adversarial_reader_cannot_plant_verified_evidence(cases, tmp_path, name):
     adv = S.adversarial_copy(cases[name], tmp_path)
@@ -106,7 +106,7 @@ def test_mining_oracle_finds_every_fact_and_leaves_placeholders(tmp_path):
 
 
 # a picked line's claim is the model's words: it is verified only when the line supports it
-# (rlm/repo/claim_support.py); before that check noisy seeds 0-5 got 1,2,2,1,3,0 inventions in
+# (rlm/verify/claim_support.py); before that check noisy seeds 0-5 got 1,2,2,1,3,0 inventions in
 @pytest.mark.parametrize("seed", range(6))
 def test_mining_noisy_reader_inventions_are_not_verified(tmp_path, seed):
     from evals.sim_repo import mine_case

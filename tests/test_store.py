@@ -19,7 +19,7 @@ from rlm.models.base import Limits
 from rlm.models.cached import CachedModel
 from rlm.models.openai_compat import OpenAICompatModel, reset_mode_cache
 from rlm.render.progress import Progress
-from rlm.schemas import MapResult
+from rlm.schemas.calls import MapResult
 from rlm.store import CallCache, RunStore, redact_argv
 
 QUESTION = "which lines mention the gamma relay?"

@@ -6,7 +6,7 @@ import calendar
 
 import pytest
 
-from rlm.codeonly.timeline import timestamp, when
+from rlm.pipeline.codeonly.timeline import timestamp, when
 from rlm.corpus.timeparse import YEARLESS, line_format, line_time, parser_for
 from rlm.fixtures.log_families import FAMILIES, family_lines
 
@@ -79,5 +79,5 @@ def test_every_family_has_increasing_times(family):
     ("no time here", "?"),
 ])
 def test_code_timelines_read_times_with_the_same_table(line, said):
-    """rlm/codeonly/timeline.py has no parser of its own: every format above reaches it."""
+    """rlm/pipeline/codeonly/timeline.py has no parser of its own: every format above reaches it."""
     assert when(timestamp(line)) == said

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rlm.corpus.grep import regions
 from rlm.corpus.lines import CUT_MARK, MAX_LINE_CHARS, merge_ranges, number_lines
 from rlm.models.base import Model
-from rlm.run.window import PROMPT_OVERHEAD_TOKENS, size_window, window_chars
+from rlm.engine.window import PROMPT_OVERHEAD_TOKENS, size_window, window_chars
 
 
 class _M(Model):

@@ -9,7 +9,7 @@ import os
 import subprocess
 import sys
 
-from rlm.codeonly.word_anchors import word_candidates
+from rlm.pipeline.codeonly.word_anchors import word_candidates
 
 
 def rlm(*args, timeout=120):

@@ -47,8 +47,8 @@ def answer_from(key: SimKey, qk: QuestionKey, text: str) -> dict:
 
 def _by_code_arithmetic(key: SimKey, ids: set[str], text: str) -> str:
     """A perfect reader's arithmetic over the records it was shown (rlm's own aggregate code)."""
-    from rlm.aggregate import Counted, Tally
-    from rlm.aggregate_ops import answer
+    from rlm.pipeline.aggregate import Counted, Tally
+    from rlm.pipeline.aggregate_ops import answer
 
     m = re.search(r"^Question: (.*)$", text, re.M)
     field = next((k.agg.get("field", "label") for q, k in key.questions.items()

@@ -1,7 +1,8 @@
 """``--model sim:KIND[?key=PATH&seed=N&context=TOKENS&rate.NAME=R]``: a simulated reader served
 on 127.0.0.1 and reached through rlm's own OpenAI-compatible client.
 
-rlm/models/registry.py imports this module only when a spec starts with ``sim:`` (it lives in the
+rlm/models/registry.py loads this module through the ``rlm.models`` entry point ``sim`` (declared in
+pyproject.toml) only when a spec starts with ``sim:`` (it lives in the
 source checkout's evals/ folder; nothing under rlm/ imports it otherwise). The key is an answer
 key written by a fixture generator (``*.truth.json``) or a simulator key; RLM_SIM_KEY names one
 when the spec does not.

@@ -1,5 +1,5 @@
 """Simulated readers: answer rlm's sub-calls from an answer key, like a perfect, a noisy or a
-gullible model would. They are responders for tests/fake_server.py, so every call goes through
+gullible model would. They are responders for rlm/testing/fake_server.py, so every call goes through
 the real HTTP client, retries, schema validation and evidence checks.
 
 - ``oracle``: finds the key's items by their text in the numbered lines of each prompt and
@@ -108,7 +108,7 @@ class Reader:
 
     # -- entry point -------------------------------------------------------------------------
     def __call__(self, req: dict, _last_user: str) -> Any:
-        from fake_server import Reply  # imported by the caller's sys.path (evals/sim/server.py)
+        from rlm.testing import Reply
 
         text = first_user(req)
         name = schema_name(req) or ""

@@ -14,7 +14,7 @@
 - damaged_merges_accepted: merged claims the noisy reader damaged (a number or id dropped,
   altered or added) that became findings; the target is 0 (rlm/engine/reducer.py refuses them).
 - answer_damage_unflagged: numbers and ids the noisy reader altered or invented in an answer that
-  reach the user unmarked (rlm/answer_check.py); a changed number that happens to be on another
+  reach the user unmarked (rlm/verify/answer_check.py); a changed number that happens to be on another
   line of the corpus cannot be told apart by text and is not counted; the target is 0.
 """
 
@@ -25,7 +25,7 @@ from pathlib import Path
 
 from evals.sim.key import QuestionKey
 from evals.sim.readers import TAG_FAB, TAG_OBEY
-from rlm.answer_check import FLAG, unsupported
+from rlm.verify.answer_check import FLAG, unsupported
 from rlm.engine.reducer import numbers_and_ids
 
 WINDOW = 2  # rlm's correction window: a quote is looked for within +-2 lines of the cited line

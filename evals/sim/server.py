@@ -1,18 +1,11 @@
-"""A simulated reader behind tests/fake_server.py: a real OpenAI-compatible server on 127.0.0.1."""
+"""A simulated reader behind rlm.testing's fake server: a real OpenAI-compatible server on 127.0.0.1."""
 
 from __future__ import annotations
-
-import sys
-from pathlib import Path
 
 from evals.sim.key import SimKey
 from evals.sim.readers import Reader
 
-ROOT = Path(__file__).resolve().parent.parent.parent
-if str(ROOT / "tests") not in sys.path:
-    sys.path.insert(0, str(ROOT / "tests"))
-
-from fake_server import FakeServer  # noqa: E402
+from rlm.testing import FakeServer
 
 
 def start_sim(kind: str, key: SimKey | None, seed: int = 0, rates: dict | None = None,

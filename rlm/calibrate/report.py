@@ -41,7 +41,7 @@ def summary_lines(prof: dict) -> list[str]:
 
 def plot_profile(prof: dict, path: str | Path) -> Path:
     """Write the accuracy-vs-fill curve of both tasks as an SVG file."""
-    from rlm.plot import line_plot_svg
+    from rlm.calibrate.plot import line_plot_svg
 
     pts = {name: [(r["level"] * 100, r[name] * 100) for r in prof["curve"] if r[name] is not None]
            for name in ("needle", "synthesis")}

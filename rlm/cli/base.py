@@ -17,8 +17,7 @@ import orjson
 import typer
 from rich.console import Console
 
-from rlm.errors import RlmError
-from rlm.run.ledger import exit_code  # noqa: F401 - used by the commands
+from rlm.errors import EXIT_INCOMPLETE, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, RlmError  # noqa: F401
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Answer questions about corpora far larger than a model's context window, "
@@ -31,7 +30,6 @@ app.add_typer(config_app, name="config")
 
 err = Console(stderr=True, highlight=False)
 
-EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_INCOMPLETE = 0, 1, 2, 3
 
 
 def _fail(msg: str, code: int) -> None:
@@ -151,6 +149,14 @@ def _deliver(report, json_out: bool, out: Optional[Path], file_md: Optional[str]
 
         print_markdown(screen_md or "")
     raise typer.Exit(exit_code(report.coverage, report.dry_run))
+
+
+def exit_code(coverage, dry_run: bool = False) -> int:
+    """0 complete (or a dry run), 3 incomplete: rlm.engine.ledger's rule, imported when a
+    report is delivered (the engine is not loaded for --help)."""
+    from rlm.engine.ledger import exit_code as of_coverage
+
+    return of_coverage(coverage, dry_run)
 
 
 # ------------------------------------------------------------------ run history (rlm/store.py)

@@ -1,5 +1,5 @@
 """`rlm audit REPO` and `rlm mine REPO QUESTION...`: options and rendering; the work is
-rlm.audit and rlm.mine."""
+rlm.repo.audit and rlm.repo.mine."""
 
 from __future__ import annotations
 
@@ -52,7 +52,7 @@ def audit_cmd(
     """Audit a repository: module map, findings with checked path:line evidence, ranked risks.
 
     Rounds stop after two rounds that add nothing new, when nothing is left to dig, or at the budget."""
-    from rlm.audit import AuditOptions, audit_async, audit_markdown, parse_lenses
+    from rlm.repo.audit import AuditOptions, audit_async, audit_markdown, parse_lenses
 
     def opts():
         return AuditOptions(model=model, base_url=_urls(base_url), sub_model=sub_model,
@@ -90,7 +90,7 @@ def mine_cmd(
     """Mine requirements: facts per question, verified in code or marked inferred.
 
     A question without a verified fact keeps a placeholder naming it, never a guess."""
-    from rlm.mine import MineOptions, mine_async, mine_markdown
+    from rlm.repo.mine import MineOptions, mine_async, mine_markdown
 
     def opts():
         return MineOptions(model=model, base_url=_urls(base_url), sub_model=sub_model,

@@ -20,15 +20,15 @@ from rlm.cli.base import (  # noqa: F401 - the shared options and output
 
 
 def _runs_store():
-    from rlm.store import RunStore
+    from rlm.store.runs import run_history  # here: --help loads no database code
 
-    return RunStore()
+    return run_history()
 
 
 def _when(ts: float | None) -> str:
-    import datetime as _dt
+    from rlm.store.runs import when
 
-    return _dt.datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M:%S") if ts else ""
+    return when(ts)
 
 
 def _coverage_cell(r: dict) -> str:
@@ -92,7 +92,7 @@ def show_cmd(run: str = typer.Argument(..., help="run id, unique prefix, or 'las
              html: Optional[Path] = HtmlOpt) -> None:
     """Print a recorded run's report (Markdown, or --json); --html FILE also draws it as a page."""
     from rlm.render import repo_markdown, report_markdown
-    from rlm.schemas import Report
+    from rlm.schemas.report import Report
 
     def load():
         s = _runs_store()
@@ -174,7 +174,7 @@ def resume_cmd(
         _fail(f"run {rid} read {path}, which no longer exists", EXIT_USAGE)
     if path == "-":
         _fail(f"run {rid} read stdin; resume it with `rlm ask - QUESTION --resume {rid}`", EXIT_USAGE)
-    from rlm.store.record_mask import cannot_resume, masked_question
+    from rlm.redact.record_mask import cannot_resume, masked_question
 
     if masked_question(r):
         _fail(cannot_resume(r, f"resume it with `rlm ask PATH QUESTION --resume {rid}`"),

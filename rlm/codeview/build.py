@@ -18,7 +18,7 @@ from rlm.codeview.ruff import run_ruff
 from rlm.codeview.shapes import CodeViews
 from rlm.codeview.sources import Sources
 from rlm.codeview.testmap import build_test_map
-from rlm.repo_facts import RepoFacts, repo_facts
+from rlm.repo.facts import RepoFacts, repo_facts
 
 
 def build_views(root: str | Path, files: list[str], facts: RepoFacts | None = None) -> CodeViews:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 import sys
 from functools import lru_cache
-from importlib.metadata import packages_distributions
+from importlib.metadata import PackageNotFoundError, distribution
 
 from rlm.codeview.imports import Import
 from rlm.codeview.packaging import Metadata
@@ -22,21 +22,32 @@ def normalize(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-@lru_cache(maxsize=1)
-def _installed() -> dict[str, list[str]]:
-    """normalized distribution name -> its top-level import names (this environment)."""
-    out: dict[str, list[str]] = {}
-    for imp, dists in packages_distributions().items():
-        for d in dists:
-            out.setdefault(normalize(d), []).append(imp)
-    return out
+@lru_cache(maxsize=256)
+def _installed(dist: str) -> tuple[str, ...]:
+    """The top-level import names of one installed distribution (where rlm runs): its
+    top_level.txt, else the first folder or module of each file it installed."""
+    try:
+        d = distribution(dist)
+    except PackageNotFoundError:
+        return ()
+    top = d.read_text("top_level.txt")
+    if top:
+        return tuple(sorted({t.strip() for t in top.split() if t.strip()}))
+    names = set()
+    for f in d.files or ():
+        first = f.parts[0] if f.parts else ""
+        if first.endswith(".py"):
+            names.add(first[:-3])
+        elif len(f.parts) > 1 and not first.endswith((".dist-info", ".data")) and first != "..":
+            names.add(first)
+    return tuple(sorted(names))
 
 
 def import_names(dist: str) -> tuple[list[str], str]:
     n = normalize(dist)
-    got = [i for i in _installed().get(n, []) if not i.startswith("_") and i.isidentifier()]
+    got = [i for i in _installed(n) if not i.startswith("_") and i.isidentifier()]
     if got:
-        return sorted(set(got)), "installed metadata"
+        return got, "installed metadata"
     known = rules().get("import_names", {})
     if n in known:
         return list(known[n]), "known rename"

@@ -1,4 +1,4 @@
-"""Entry points: console and GUI scripts from the packaging metadata, and what rlm.repo_facts
+"""Entry points: console and GUI scripts from the packaging metadata, and what rlm.repo.facts
 finds in the code (``__main__`` modules and guards, typer/click/argparse commands, HTTP
 routes)."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from rlm.codeview.packaging import Metadata
 from rlm.codeview.shapes import EntryPoint, EntryPoints
-from rlm.repo_facts import RepoFacts
+from rlm.repo.facts import RepoFacts
 
 KINDS = {"console_script", "main_module", "main_guard", "cli_command", "http_route"}
 

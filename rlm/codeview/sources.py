@@ -17,12 +17,18 @@ class Sources:
     files: list[str]  # relative POSIX paths of the kept .py files
     unparsed: dict[str, str] = field(default_factory=dict)  # path -> reason
     _trees: dict[str, ast.Module | None] = field(default_factory=dict)
+    _lines: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def _read(self, rel: str) -> tuple[str, ...]:
+        if rel not in self._lines:  # resolved beneath the root once per file, not per view
+            self._lines[rel] = file_lines(self.root, rel)
+        return self._lines[rel]
 
     def text(self, rel: str) -> str:
-        return "\n".join(file_lines(self.root, rel))
+        return "\n".join(self._read(rel))
 
     def lines(self, rel: str) -> int:
-        return len(file_lines(self.root, rel))
+        return len(self._read(rel))
 
     def tree(self, rel: str) -> ast.Module | None:
         if rel not in self._trees:

@@ -28,8 +28,7 @@ _RESOLVE_NO_MAGICLINKS, _RESOLVE_NO_SYMLINKS, _RESOLVE_BENEATH = 0x02, 0x04, 0x0
 _openat2_works: bool | None = None  # learned on first use: ENOSYS (old kernel, seccomp) -> walk
 
 
-class PathRefused(UsageError):
-    """A path outside the allowed roots, or one that left them while it was being opened."""
+from rlm.errors import PathRefused  # noqa: E402 - raised here, defined with the other errors
 
 
 class _OpenHow(ctypes.Structure):

@@ -8,7 +8,7 @@ fan-out over a 1 GB log keeps 20,000 chunks in a few MB (slots, no text, no hash
 
 Who cuts chunks: :mod:`rlm.corpus.index` (a file on line boundaries, sized from the window),
 :mod:`rlm.repo.chunks` (repository modules, files, and big files on definitions), and
-:mod:`rlm.run.fit` (a chunk too big for the context, split in two).
+:mod:`rlm.engine.fit` (a chunk too big for the context, split in two).
 """
 
 from __future__ import annotations

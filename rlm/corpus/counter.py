@@ -25,7 +25,7 @@ from rlm.corpus import beneath
 from rlm.corpus.beneath import open_file
 from rlm.corpus.mask import mask_block
 from rlm.corpus.timeparse import line_time
-from rlm.interrupt import ScanInterrupted, checkpoint
+from rlm.engine.interrupt import ScanInterrupted, checkpoint
 
 BLOCK_MIN, BLOCK_MAX = 1 << 16, 1 << 20
 WINDOW_BLOCK_MIN = 1 << 13  # a time window's blocks: enough of them for its time rules

@@ -6,7 +6,7 @@ and what to group by (hour, minute, day, component, host, level, shape, or a `ke
 field such as user or status). `count_lines` scans the file once, block by block (a C-level
 regex finds the candidate lines, code checks each one), and returns totals, groups and the
 first line of every group as its example. This is separate from model-extracted aggregation
-(rlm/aggregate_map.py): here every number is a count of lines code matched.
+(rlm/pipeline/aggregate_map.py): here every number is a count of lines code matched.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from rlm.corpus.idents import blank, find_idents
 from rlm.corpus.source import TextSource
-from rlm.interrupt import checkpoint
+from rlm.engine.interrupt import checkpoint
 
 _QUOTED = re.compile(r"\"([^\"]{2,200})\"|'([^']{2,200})'|`([^`]{2,200})`")
 # identifiers mixing letters and digits, or joined with - _ . (TXN-4444, ERR_CONN, E1234, 0x1f)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rlm import interrupt as scanctl
+from rlm.engine import interrupt as scanctl
 from rlm.corpus.lines import MAX_LINE_CHARS
 from rlm.corpus.logset import open_gz, time_order
 from rlm.corpus.probe import Probe, probe_source

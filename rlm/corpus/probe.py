@@ -13,7 +13,7 @@ import numpy as np
 from rlm.corpus.logformat import LogFormat, detect
 from rlm.corpus.beneath import open_file
 from rlm.corpus.source import TextSource
-from rlm.interrupt import checkpoint
+from rlm.engine.interrupt import checkpoint
 
 MAX_SAMPLES = 50
 BINARY_SNIFF = 8192

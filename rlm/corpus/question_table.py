@@ -4,7 +4,7 @@
 or of the lines in `ranges` (a time window), from the event-template miner
 (rlm.corpus.templates.build_table: the header's times, host and level apart, variables as
 <*>); `lines_of(rows)` yields every line of those rows in file order, in one pass
-(`TemplateTable.assign`). rlm.strategies.counting reads only this interface.
+(`TemplateTable.assign`). rlm.pipeline.strategies.counting reads only this interface.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Finding a short quote in consecutive lines after whitespace normalisation (a quote may cross
-line breaks). The search behind rlm.evidence's checks."""
+line breaks). The search behind rlm.verify.evidence's checks."""
 
 from __future__ import annotations
 

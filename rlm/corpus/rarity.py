@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass
 
 from rlm.corpus.source import TextSource
-from rlm.interrupt import checkpoint
+from rlm.engine.interrupt import checkpoint
 from rlm.words import n_
 
 RARE_MAX_LINES = 50

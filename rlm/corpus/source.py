@@ -20,7 +20,7 @@ import numpy as np
 
 from rlm.corpus.beneath import file_size, open_file
 from rlm.errors import UsageError
-from rlm.interrupt import checkpoint
+from rlm.engine.interrupt import checkpoint
 
 SPOOL_LIMIT = 4 * 1024**3  # refuse to spool more than this from stdin/.gz
 

@@ -1,7 +1,7 @@
 """Timestamps of log lines: the one tested table of formats (tests/test_timeparse.py).
 
 Every part of rlm that reads a time from a line uses this module: the profile's clock windows,
-time-window questions, counts per hour, and code's own timelines (rlm/codeonly/timeline.py).
+time-window questions, counts per hour, and code's own timelines (rlm/pipeline/codeonly/timeline.py).
 
 `line_time(line)` returns seconds since the epoch as if the log's clock were UTC, or None. No
 time zone arithmetic: a question's "14:05" means the log's own clock, so a zone suffix

@@ -267,7 +267,7 @@ def window_lines(src, w: Window) -> list[tuple[int, int]]:
 def log_window(kind: str, src, window: Window | None) -> tuple[list[tuple[int, int]] | None,
                                                                Window | None]:
     """(line ranges, window) for a log whose question names a time window (the query's,
-    rlm.query), else (None, None)."""
+    rlm.pipeline.query), else (None, None)."""
     w = window if kind == "log" else None
     return (window_lines(src, w), w) if w else (None, None)
 

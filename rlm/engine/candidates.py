@@ -10,13 +10,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from rlm import recipe
+from rlm.prompts import recipe
 from rlm.corpus.lines import number_pairs
 from rlm.corpus.source import TextSource
 from rlm.engine.budget import Budget
 from rlm.engine.call import call_json
 from rlm.models.base import Limits, Model
-from rlm.schemas import _not_degenerate
+from rlm.schemas.calls import _not_degenerate
 
 _TIMESTAMP = re.compile(r"^\[?\d{4}-\d{2}-\d{2}[T ]?\d{2}:\d{2}|^\d{1,2}:\d{2}(:\d{2})?")
 _ID = re.compile(r"(?<![\w.-])(?=[\w-]*[A-Za-z])(?=[\w-]*\d)[A-Za-z0-9][\w-]{3,}(?![\w-])")

@@ -14,7 +14,7 @@ import anyio
 
 from rlm.engine.budget import Budget
 from rlm.errors import BudgetExhausted, ContextTooLong, ModelCallError, ModelUnreachable
-from rlm.run.outcomes import Status
+from rlm.engine.outcomes import Status
 
 I = TypeVar("I")
 

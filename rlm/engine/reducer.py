@@ -12,12 +12,12 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from rlm import recipe
+from rlm.prompts import recipe
 from rlm.engine.budget import Budget
 from rlm.engine.call import call_json
 from rlm.errors import BudgetExhausted, ModelCallError
 from rlm.models.base import Limits, Model
-from rlm.schemas import Finding, ReduceInfo
+from rlm.schemas.report import Finding, ReduceInfo
 
 _NUMID = re.compile(r"[A-Za-z0-9_.:/-]*\d[A-Za-z0-9_.:/-]*")
 BATCH = 12

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rlm import recipe
+from rlm.prompts import recipe
 from rlm.engine.budget import Budget
 from rlm.engine.call import call_json
-from rlm.engine.echo import echo_reason
+from rlm.verify.echo import echo_reason
 from rlm.engine.reducer import render
 from rlm.errors import BudgetExhausted, ModelCallError
 from rlm.models.base import Limits, Model
-from rlm.schemas import Finding
+from rlm.schemas.report import Finding
 
 
 @dataclass

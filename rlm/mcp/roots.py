@@ -14,8 +14,7 @@ import os
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-from rlm.corpus.beneath import PathRefused
-from rlm.errors import UsageError
+from rlm.errors import PathRefused, UsageError
 
 __all__ = ["PathRefused", "Roots"]
 

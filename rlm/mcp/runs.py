@@ -6,7 +6,6 @@ private as the file: it is not listed, shown or resumed.
 
 from __future__ import annotations
 
-import datetime as dt
 import os
 from pathlib import Path
 
@@ -54,13 +53,15 @@ class ShownReport(BaseModel):
 
 
 def _store():
-    from rlm.store import RunStore
+    from rlm.store.runs import run_history
 
-    return RunStore()
+    return run_history()
 
 
 def _when(ts: float | None) -> str:
-    return dt.datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M:%S") if ts else ""
+    from rlm.store.runs import when
+
+    return when(ts)
 
 
 def corpus_of(r: dict) -> str | None:
@@ -122,7 +123,7 @@ def typed_report(data: dict):
         from rlm.repo import record
 
         return record.load_report(data)
-    from rlm.schemas import Report
+    from rlm.schemas.report import Report
 
     return Report.model_validate(data)
 
@@ -136,7 +137,7 @@ def resume_target(roots: Roots, ref: str) -> tuple[str, str, str, dict]:
     path = corpus_of(r)
     if not path or not Path(path).exists():
         raise UsageError(f"run {r['id']} read {path}, which no longer exists")
-    from rlm.store.record_mask import cannot_resume, masked_question
+    from rlm.redact.record_mask import cannot_resume, masked_question
 
     if masked_question(r):
         raise UsageError(cannot_resume(r, "ask it again"))

@@ -26,8 +26,8 @@ from rlm.mcp.runs import RunsResult
 from rlm.mcp.sampling import (RoundSamplingModel, SamplingModel, code_only_model,
                               sampling_unavailable)
 from rlm.mcp.summary import report_result
-from rlm.schemas import Report
-from rlm.schemas_repo import AuditReport, MineReport
+from rlm.schemas.report import Report
+from rlm.schemas.repo_report import AuditReport, MineReport
 
 Strategy = Literal["direct", "grep", "profile", "fanout"]
 PathArg = Annotated[str, Field(description="a file or folder, absolute or relative to the first "
@@ -201,7 +201,7 @@ class RlmTools:
                     focus: Annotated[str | None, Field(description="lenses, comma-separated: "
                                                        "structure, risks, tests (default all)")] = None,
                     ) -> Annotated[CallToolResult, AuditReport]:
-        from rlm.audit import AuditOptions, audit_async, parse_lenses
+        from rlm.repo.audit import AuditOptions, audit_async, parse_lenses
 
         with one_line_errors():
             roots, _ = await self._roots(ctx, keep=True)
@@ -219,7 +219,7 @@ class RlmTools:
                    questions: Annotated[list[str], Field(min_length=1, description="one or more "
                                                          "questions about the code")],
                    ctx: Context) -> Annotated[CallToolResult, MineReport]:
-        from rlm.mine import MineOptions, mine_async
+        from rlm.repo.mine import MineOptions, mine_async
 
         with one_line_errors():
             roots, _ = await self._roots(ctx, keep=True)

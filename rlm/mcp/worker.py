@@ -20,7 +20,7 @@ from typing import Any, Awaitable, Callable, TypeVar
 
 import anyio
 
-from rlm import interrupt as scanctl
+from rlm.engine import interrupt as scanctl
 
 T = TypeVar("T")
 Work = Callable[[anyio.Event, Callable[[str, dict], None]], Awaitable[T]]

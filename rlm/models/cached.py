@@ -29,7 +29,7 @@ class CachedModel:
         # server serves) is only known by its address, so there the address is part of the key
         self._key_name = inner.name
         if inner.name == "default" and getattr(inner, "base_url", None):
-            from rlm.models.openai_compat import redact_url
+            from rlm.models.urls import redact_url
 
             self._key_name = f"default@{redact_url(inner.base_url)}"
 

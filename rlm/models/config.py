@@ -74,8 +74,6 @@ def set_value(key: str, value: str) -> Path:
     if "@" in value.split("//", 1)[-1].split("/", 1)[0]:
         raise UsageError(f"config {key}: credentials in a URL are not stored; use RLM_API_KEY")
     if key == "redact":
-        from rlm.redact_model import parse_switch
-
         value = "on" if parse_switch(value, "config redact") else "off"
     data = load()
     data[key] = value
@@ -88,3 +86,16 @@ def unset(key: str) -> Path:
     data = load()
     data.pop(key, None)
     return _save(data)
+
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off"}
+
+
+def parse_switch(value: str, where: str) -> bool:
+    v = value.strip().lower()
+    if v in _TRUE:
+        return True
+    if v in _FALSE:
+        return False
+    raise UsageError(f"{where}={value!r}: expected on or off (1/0, true/false, yes/no)")

@@ -11,8 +11,6 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-import httpx
-
 from rlm.models.registry import Choice, choose, local_extra_installed
 
 KNOWN_PORTS = ((11434, "Ollama"), (8080, "llama.cpp server"), (1234, "LM Studio"), (8000, "vLLM"))
@@ -41,6 +39,8 @@ def ports() -> list[tuple[int, str]]:
 def local_servers(timeout: float = 0.5) -> list[Server]:
     """OpenAI-compatible servers answering on 127.0.0.1 at the usual ports (listing only)."""
     found = []
+    import httpx  # here: --version and the choice line load no HTTP stack
+
     with httpx.Client(timeout=timeout, trust_env=False) as c:
         for port, name in ports():
             url = f"http://127.0.0.1:{port}/v1"
@@ -60,7 +60,7 @@ def local_servers(timeout: float = 0.5) -> list[Server]:
 
 
 def choice_line(ch: Choice) -> str:
-    from rlm.models.openai_compat import redact_url
+    from rlm.models.urls import redact_url
 
     if ch.spec == "none":
         return "none (code only: nothing configured)"

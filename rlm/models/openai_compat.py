@@ -27,7 +27,6 @@ import random
 import re
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 import orjson
@@ -38,6 +37,7 @@ from rlm.models.base import Completion, Limits, Usage, before_request
 from rlm.models.http_errors import (
     _CONTEXT_ERROR, _conn_cause, _error_message, _retry_after, _short,
 )
+from rlm.models.urls import redact_url  # noqa: F401 - read from here too
 from rlm.models.json_text import parse_json_text
 
 MODES = ("json_schema", "json_object+schema", "json_object", "text")
@@ -70,18 +70,6 @@ def _norm_base(base_url: str) -> str:
     if b.endswith("/chat/completions"):
         b = b[: -len("/chat/completions")]
     return b
-
-
-def redact_url(url: str) -> str:
-    """The URL without user:password@ and without a query string (which may hold a key)."""
-    try:
-        p = urlsplit(url)
-    except ValueError:
-        return "<invalid url>"
-    host = p.hostname or ""
-    if p.port:
-        host = f"{host}:{p.port}"
-    return urlunsplit((p.scheme, host, p.path, "", ""))
 
 
 class _Transient(Exception):

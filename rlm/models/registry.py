@@ -6,7 +6,8 @@ Specs:
 - ``openai:NAME`` — OpenAI (or anything at OPENAI_BASE_URL); key from OPENAI_API_KEY.
 - ``NAME`` with a base URL — any OpenAI-compatible server (vLLM, llama.cpp server, Ollama).
 - no spec but a base URL — the server's model, named ``default``.
-- ``sim:oracle|noisy|adversarial`` — a simulated reader (evals/sim/, source checkout only).
+- ``NAME:...`` from a plugin (entry point group ``rlm.models``), e.g. ``sim:oracle|noisy|
+  adversarial``, a simulated reader (evals/sim/, source checkout only).
 
 Resolution order: ``--model`` > RLM_MODEL > the user config file (``rlm config set model``) >
 none. Base URLs likewise: ``--base-url`` > RLM_BASE_URL > config ``base_url``; several URLs
@@ -36,7 +37,7 @@ def _env(name: str) -> str | None:
 def _check_url(url: str) -> str:
     u = url.strip()
     if not (u.startswith("http://") or u.startswith("https://")) or len(u) <= len("https://"):
-        from rlm.models.openai_compat import redact_url
+        from rlm.models.urls import redact_url
 
         raise UsageError(f"invalid base URL {redact_url(u)!r}: expected http://HOST:PORT/v1 or https://…")
     return u
@@ -99,44 +100,62 @@ def resolve_model(
 ) -> Model:
     """Build the model named by ``spec`` (or RLM_MODEL, or the config file). ``kw`` goes to
     OpenAICompatModel (context_tokens, max_attempts, backoff_base, chars_per_token, transport);
-    for the local model only ``context_tokens`` is passed on."""
+    for the local model only ``context_tokens`` is passed on. The spec's prefix (``local``,
+    ``openai:``, a plugin's ``NAME:``) picks the backend; any other name is a served model."""
     ch = choose(spec, base_url)
-    key = api_key or _env("RLM_API_KEY")
-    explicit_urls = split_urls(base_url)
+    prefix = ch.spec.split(":", 1)[0] if ":" in ch.spec else ch.spec
+    if prefix in BUILTIN:
+        return BUILTIN[prefix](ch, api_key, timeout, kw)
+    plugin = plugins().get(prefix) if ":" in ch.spec else None
+    if plugin is not None:
+        return _from_plugin(plugin, ch.spec, timeout, kw)
+    return _named(ch, api_key, timeout, kw)
 
-    if ch.spec == "none":
-        from rlm.models.none import CodeOnlyModel
 
-        return CodeOnlyModel()
-    if ch.spec == "sampling":  # the MCP client's model: rlm.mcp passes it in, never resolved here
-        raise UsageError("--model sampling is the MCP client's own model: it works only inside "
-                         "`rlm mcp --model sampling`")
-    if ch.spec == "local":
-        if importlib.util.find_spec("llama_cpp") is None:
-            raise UsageError(f"--model local needs the local extra: {LOCAL_EXTRA_HINT}")
-        from rlm.models.local import LocalModel  # lazy: imports llama.cpp machinery
+def _none(ch: Choice, api_key: str | None, timeout: float, kw: dict) -> Model:
+    from rlm.models.none import CodeOnlyModel
 
-        local_kw = {k: kw[k] for k in ("context_tokens",) if k in kw}
-        return LocalModel(timeout=timeout, **local_kw)
+    return CodeOnlyModel()
 
-    if ch.spec.startswith("sim:"):
-        return _simulated(ch.spec, timeout, kw)
 
-    if ch.spec.startswith("openai:"):
-        name = ch.spec[len("openai:"):].strip()
-        if not name:
-            raise UsageError("model spec 'openai:' needs a model name, e.g. openai:gpt-4o-mini")
-        urls = explicit_urls or split_urls(_env("OPENAI_BASE_URL")) or [OPENAI_DEFAULT_BASE_URL]
-        o_key = api_key or _env("OPENAI_API_KEY") or _env("RLM_API_KEY")
-        if not o_key and urls == [OPENAI_DEFAULT_BASE_URL]:
-            raise UsageError(f"model '{ch.spec}' needs OPENAI_API_KEY")
-        kw.setdefault("context_tokens", OPENAI_CONTEXT_TOKENS)
-        return _served(name, urls, o_key, timeout, kw)
+def _sampling(ch: Choice, api_key: str | None, timeout: float, kw: dict) -> Model:
+    # the MCP client's model: rlm.mcp passes it in, never resolved here
+    raise UsageError("--model sampling is the MCP client's own model: it works only inside "
+                     "`rlm mcp --model sampling`")
 
+
+def _local(ch: Choice, api_key: str | None, timeout: float, kw: dict) -> Model:
+    if importlib.util.find_spec("llama_cpp") is None:
+        raise UsageError(f"--model local needs the local extra: {LOCAL_EXTRA_HINT}")
+    from rlm.models.local import LocalModel  # lazy: imports llama.cpp machinery
+
+    local_kw = {k: kw[k] for k in ("context_tokens",) if k in kw}
+    return LocalModel(timeout=timeout, **local_kw)
+
+
+def _openai(ch: Choice, api_key: str | None, timeout: float, kw: dict) -> Model:
+    name = ch.spec[len("openai:"):].strip()
+    if not name:
+        raise UsageError("model spec 'openai:' needs a model name, e.g. openai:gpt-4o-mini")
+    urls = ch.urls if ch.url_source == "--base-url" else []
+    urls = urls or split_urls(_env("OPENAI_BASE_URL")) or [OPENAI_DEFAULT_BASE_URL]
+    o_key = api_key or _env("OPENAI_API_KEY") or _env("RLM_API_KEY")
+    if not o_key and urls == [OPENAI_DEFAULT_BASE_URL]:
+        raise UsageError(f"model '{ch.spec}' needs OPENAI_API_KEY")
+    kw.setdefault("context_tokens", OPENAI_CONTEXT_TOKENS)
+    return _served(name, urls, o_key, timeout, kw)
+
+
+def _named(ch: Choice, api_key: str | None, timeout: float, kw: dict) -> Model:
+    """Any other name: a model on an OpenAI-compatible server at the configured base URLs."""
     if not ch.urls:
         raise UsageError(f"model '{ch.spec}' needs --base-url or RLM_BASE_URL "
                          "(or: rlm config set base_url URL)")
-    return _served(ch.spec, ch.urls, key, timeout, kw)
+    return _served(ch.spec, ch.urls, api_key or _env("RLM_API_KEY"), timeout, kw)
+
+
+# the spec prefixes rlm itself serves; plugins add theirs through the `rlm.models` entry points
+BUILTIN = {"none": _none, "sampling": _sampling, "local": _local, "openai": _openai}
 
 
 def _served(name: str, urls: list[str], key: str | None, timeout: float, kw: dict) -> Model:
@@ -151,20 +170,22 @@ def _served(name: str, urls: list[str], key: str | None, timeout: float, kw: dic
     return EndpointPool(models)
 
 
-def _simulated(spec: str, timeout: float, kw: dict) -> Model:
-    """``sim:KIND``: a simulated reader for measurements. It lives in the evals/ folder of the
-    source checkout and is imported only here, only for this spec."""
-    import importlib
-    import sys
-    from pathlib import Path
+def plugins() -> dict[str, Any]:
+    """Model backends other packages declare (entry point group ``rlm.models``: NAME = a factory
+    ``make_model(spec, timeout=..., **kw) -> Model`` for specs ``NAME:...``). rlm's own metadata
+    declares ``sim``, the simulated readers of the source checkout's evals/ folder."""
+    from importlib.metadata import entry_points
 
-    checkout = str(Path(__file__).resolve().parent.parent.parent)
-    if not (Path(checkout) / "evals" / "sim" / "plugin.py").is_file():
-        raise UsageError(f"model '{spec}' is a simulated reader from rlm's source checkout "
-                         "(evals/sim/); this installation has none")
-    if checkout not in sys.path:
-        sys.path.append(checkout)
-    return importlib.import_module("evals.sim.plugin").make_model(spec, timeout=timeout, **kw)
+    return {ep.name: ep for ep in entry_points(group="rlm.models") if ep.name not in BUILTIN}
+
+
+def _from_plugin(ep: Any, spec: str, timeout: float, kw: dict) -> Model:
+    try:
+        factory = ep.load()
+    except ImportError as e:
+        raise UsageError(f"model '{spec}' comes from the plugin '{ep.name}' ({ep.value}), which "
+                         f"this installation cannot load: {e}") from None
+    return factory(spec, timeout=timeout, **kw)
 
 
 def describe(model: Any) -> str:

@@ -1,4 +1,4 @@
-"""Rendering, apart from the domain: the library returns data (rlm.schemas.Report); this
+"""Rendering, apart from the domain: the library returns data (rlm.schemas.report.Report); this
 package turns it into Markdown (markdown.py for ask, audit.py and mine.py for the repository
 commands) and draws progress on a terminal (progress.py)."""
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from rlm.evidence import format_evidence_path
+from rlm.verify.evidence import format_evidence_path
 from rlm.render.codeview import views_markdown
-from rlm.schemas_repo import AuditReport
+from rlm.schemas.repo_report import AuditReport
 
 SEVERITY_RANK = {"high": 0, "medium": 1, "low": 2, None: 3}
 

@@ -4,8 +4,8 @@ is only the answer (the model's words and code's notes); everything else is rend
 
 from __future__ import annotations
 
-from rlm.run.ledger import mb as size_text
-from rlm.schemas import Finding, Report
+from rlm.engine.ledger import mb as size_text
+from rlm.schemas.report import Finding, Report
 from rlm.words import n_
 
 
@@ -48,13 +48,13 @@ def answer_markdown(rep: Report, banner: bool = False) -> str:
                 head = f"**{g['id']} · {n_(len(fs), 'line')}: {g['why']}**"
             label = f" [model label: {g['label']}]" if g.get("label") else ""
             if fs and fs[0].note and fs[0].note.startswith("the model labelled"):
-                label = f" [label: {g['label']} ({fs[0].note})]"  # rlm.codeonly.wording
+                label = f" [label: {g['label']} ({fs[0].note})]"  # rlm.pipeline.codeonly.wording
             out.append(f"{head}{label} — {claim}")
             for i, f in enumerate(fs, 1):
                 step = f"{i}. " if g["kind"] == "identifier" else "- "
                 out.append(f"{step}`{_ref(f)}` `{_evidence(f)}`")
     elif verified and all(f.label == "found by code" for f in verified):
-        from rlm.codeonly.answers import passages_markdown
+        from rlm.pipeline.codeonly.answers import passages_markdown
 
         out.extend(passages_markdown(verified))
     elif verified and "Timeline (found by code" in rep.answer:
@@ -108,7 +108,7 @@ def report_markdown(rep: Report) -> str:
     tail = (f"Usage: {n_(u.calls, 'call')}, {u.prompt_tokens:,} prompt + {u.completion_tokens:,} "
             f"completion tokens, {u.cached_calls} cached, {u.wall_s:.1f}s. Model: {rep.model}. "
             f"Run: {rep.run_id}.")
-    from rlm.estimate import overrun
+    from rlm.engine.estimate import overrun
 
     over = overrun(u.wall_s, rep.gate.estimate.seconds)
     if over:

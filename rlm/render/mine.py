@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rlm.schemas_repo import Fact, MineReport
+from rlm.schemas.repo_report import Fact, MineReport
 
 
 def _cell(text: str, width: int = 160) -> str:

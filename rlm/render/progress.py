@@ -37,8 +37,8 @@ class Progress:
         self._est_t0 = self.started
 
     def overrun_note(self) -> str | None:
-        """'3.4x its estimate (~12 s)' once the run has taken 3x its estimate (rlm.estimate)."""
-        from rlm.estimate import overrun
+        """'3.4x its estimate (~12 s)' once the run has taken 3x its estimate (rlm.engine.estimate)."""
+        from rlm.engine.estimate import overrun
 
         return overrun(time.monotonic() - self._est_t0, self.estimate_s)
 

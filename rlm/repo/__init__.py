@@ -1,4 +1,4 @@
-"""What the repository recipes (rlm.audit, rlm.mine) share, on top of the run engine (rlm.run):
+"""What the repository recipes (rlm.repo.audit, rlm.repo.mine) share, on top of the run engine (rlm.engine):
 
 ``files`` (which files are prose or tests, numbered rendering, comment/docstring lines),
 ``split`` and ``chunks`` (modules and files cut on definitions), ``corpus`` (the walked repository

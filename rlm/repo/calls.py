@@ -1,14 +1,15 @@
 """Model calls of the repository recipes: one isolated and validated sub-call of a recipe task
-(prompts in ``recipes/*.toml``, schemas in :mod:`rlm.schemas_repo`). The window comes from the
-one sizer (rlm.run.window); the model's lifetime from the Session (rlm.run.session)."""
+(prompts in ``recipes/*.toml``, schemas in :mod:`rlm.schemas.calls`). The window comes from the
+one sizer (rlm.engine.window); the model's lifetime from the Session (rlm.engine.session)."""
 
 from __future__ import annotations
 
-from rlm import recipe, schemas_repo
+from rlm.prompts import recipe
+from rlm.schemas import calls
 from rlm.engine.budget import Budget
 from rlm.engine.call import call_json
 from rlm.models.base import Limits, Model
-from rlm.run.window import est_tokens, window_chars  # noqa: F401 - the one window sizer
+from rlm.engine.window import est_tokens, window_chars  # noqa: F401 - the one window sizer
 
 
 def task_limits(recipe_name: str, task: str, timeout: float) -> Limits:
@@ -19,9 +20,9 @@ def task_limits(recipe_name: str, task: str, timeout: float) -> Limits:
 async def call_task(model: Model, recipe_name: str, task: str, budget: Budget, timeout: float,
                     **fields: str):
     """One isolated sub-call: the recipe's messages (constant part first, material last),
-    validated against the task's schema from rlm.schemas_repo."""
+    validated against the task's schema from rlm.schemas.calls."""
     t = recipe.task(recipe_name, task)
-    out = getattr(schemas_repo, t["schema"])
+    out = getattr(calls, t["schema"])
     msgs = recipe.messages(recipe_name, task, **fields)
     res, _usage = await call_json(model, msgs, out, task_limits(recipe_name, task, timeout), budget)
     return res

@@ -8,9 +8,9 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
-from rlm import evidence
+from rlm.verify import evidence
 from rlm.corpus.lines import MAX_LINE_CHARS, show_line
-from rlm.evidence import EvidenceCheck
+from rlm.verify.evidence import EvidenceCheck
 from rlm.repo.corpus import RepoCorpus
 
 

@@ -4,7 +4,7 @@ split by files (whole files packed in order); a file too large is split by :mod:
 
 A chunk is the one chunk type (:class:`rlm.corpus.chunk.Chunk`: an id and parts over several
 files); its text, rendered when a call needs it, carries the file path and the original 1-based
-line numbers, so a model can cite ``path:start-end`` and code can check it (:mod:`rlm.evidence`).
+line numbers, so a model can cite ``path:start-end`` and code can check it (:mod:`rlm.verify.evidence`).
 """
 
 from __future__ import annotations

@@ -9,8 +9,8 @@ from pathlib import Path
 from rlm.corpus.walk import WalkResult, walk
 from rlm.errors import UsageError
 from rlm.repo.files import doc_lines, file_lines, is_doc_file
-from rlm.schemas import CorpusInfo
-from rlm.schemas_repo import FileCoverage
+from rlm.schemas.report import CorpusInfo
+from rlm.schemas.repo_report import FileCoverage
 
 
 class RepoCorpus:

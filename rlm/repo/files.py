@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Sequence
 
 from rlm.corpus.lines import read_lines
-from rlm.evidence import safe_resolve
+from rlm.verify.evidence import safe_resolve
 
 DOC_EXTENSIONS = frozenset({
     ".md", ".markdown", ".rst", ".txt", ".adoc", ".asciidoc", ".org", ".rdoc", ".textile",
@@ -40,7 +40,7 @@ def is_test_file(path: str) -> bool:
 
 
 def file_lines(root: Path, rel: str) -> tuple[str, ...]:
-    """The lines of ``rel`` inside ``root`` (safely resolved; cached by rlm.evidence)."""
+    """The lines of ``rel`` inside ``root`` (safely resolved; cached by rlm.verify.evidence)."""
     return read_lines(safe_resolve(root, rel))
 
 

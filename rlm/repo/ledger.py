@@ -1,6 +1,6 @@
 """What the model read (line ranges per file), for audit and mine; and the event a finished job
-sends (rlm.run.events.UnitDone: the same fields as ask's chunks). Failed jobs become
-``coverage.chunks_failed`` entries through rlm.run.ledger.failed_parts (one per file)."""
+sends (rlm.engine.events.UnitDone: the same fields as ask's chunks). Failed jobs become
+``coverage.chunks_failed`` entries through rlm.engine.ledger.failed_parts (one per file)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 
 from rlm.corpus.lines import merge_ranges
 from rlm.repo.corpus import RepoCorpus
-from rlm.run import ledger
-from rlm.run.events import UnitDone
+from rlm.engine import ledger
+from rlm.engine.events import UnitDone
 
 
 @dataclass

@@ -10,8 +10,8 @@ def resume_options(recorded: dict, run_id: str, overrides: dict, argv: list[str]
     the recorded options, minus what is never stored, plus the overrides given."""
     from dataclasses import fields
 
-    from rlm.audit.options import AuditOptions
-    from rlm.mine.options import MineOptions
+    from rlm.repo.audit.options import AuditOptions
+    from rlm.repo.mine.options import MineOptions
 
     cls = AuditOptions if recorded.get("command") == "audit" else MineOptions
     names = {f.name for f in fields(cls)}
@@ -27,10 +27,10 @@ async def resume_async(recorded: dict, opts, on_event=None, handle_sigint: bool 
     """Run a recorded audit or mine again with ``opts`` (see :func:`resume_options`)."""
     repo = recorded.get("path_abs") or ""
     if recorded.get("command") == "audit":
-        from rlm.audit.run import audit_async
+        from rlm.repo.audit.run import audit_async
 
         return await audit_async(repo, opts, on_event=on_event, handle_sigint=handle_sigint)
-    from rlm.mine.run import mine_async
+    from rlm.repo.mine.run import mine_async
 
     return await mine_async(repo, list(recorded.get("questions") or []), opts, on_event=on_event,
                             handle_sigint=handle_sigint)
@@ -38,6 +38,6 @@ async def resume_async(recorded: dict, opts, on_event=None, handle_sigint: bool 
 
 def load_report(data: dict):
     """A recorded audit or mine report as its type (ValueError when it does not validate)."""
-    from rlm.schemas_repo import AuditReport, MineReport
+    from rlm.schemas.repo_report import AuditReport, MineReport
 
     return (AuditReport if data.get("command") == "audit" else MineReport).model_validate(data)

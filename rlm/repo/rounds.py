@@ -10,7 +10,7 @@ from enum import Enum
 from typing import Awaitable, Callable, Sequence
 
 from rlm.engine.budget import Budget
-from rlm.schemas_repo import RoundInfo
+from rlm.schemas.repo_report import RoundInfo
 
 
 class StopReason(str, Enum):

@@ -16,12 +16,12 @@ from dataclasses import dataclass, field
 from rlm.engine.budget import Budget
 from rlm.engine.reducer import numbers_and_ids, reduce_findings, render
 from rlm.engine.synth import fit_count, synthesize
-from rlm.evidence import format_evidence_path, parse_evidence_path
+from rlm.verify.evidence import format_evidence_path, parse_evidence_path
 from rlm.models.base import Model
 from rlm.models.profile import is_code_only
-from rlm.run.window import size_window
-from rlm.schemas import Finding, ReduceInfo, Source
-from rlm.schemas_repo import Fact, QuestionResult
+from rlm.engine.window import size_window
+from rlm.schemas.report import Finding, ReduceInfo, Source
+from rlm.schemas.repo_report import Fact, QuestionResult
 
 
 @dataclass
@@ -33,7 +33,7 @@ class Summary:
 
 
 def source_of(evidence_path: str) -> Source:
-    """An evidence path (rlm.evidence's form) as a Source."""
+    """An evidence path (rlm.verify.evidence's form) as a Source."""
     path, a, b = parse_evidence_path(evidence_path)
     return Source(path=path, line_start=a, line_end=b)
 
@@ -56,7 +56,7 @@ async def summarize(model: Model, question: str, findings: list[Finding], *, rec
     if not verified:
         out.notes.append("summary: no verified finding to summarise")
         return out
-    room = window_tokens  # material tokens of one call (rlm.run.window.size_window)
+    room = window_tokens  # material tokens of one call (rlm.engine.window.size_window)
 
     def size(fs: list[Finding]) -> int:
         return model.count_tokens(render(fs))

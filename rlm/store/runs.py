@@ -22,7 +22,7 @@ import orjson
 from rlm.errors import UsageError
 from rlm.store.db import connect, data_dir, warn
 from rlm.store.migrations import runs_migrations
-from rlm.store.record_mask import apply, typed_masks
+from rlm.redact.record_mask import apply, typed_masks
 from rlm.store.secrets import dumps, redact_argv, redact_url, scrub, secret_values
 
 # events written to the run record (progress-only events such as "start" are not)
@@ -33,8 +33,7 @@ _RUN_COLS = ("id", "created", "finished", "command", "argv", "options", "corpus"
              "tokens", "calls", "cached_calls", "resumed_from", "pid", "error", "report", "stopped")
 
 
-class RunsUnreadable(UsageError):
-    """The run records file exists but is not a database sqlite can read."""
+from rlm.errors import RunsUnreadable  # noqa: E402,F401 - raised here, defined with the others
 
 
 class RunStore:
@@ -141,6 +140,19 @@ class RunStore:
                  dumps(options, secrets, m), scrub(corpus, secrets, m),
                  scrub(question, secrets, m), resumed_from, os.getpid()))
         return Recorder(self, run_id, secrets, m)
+
+
+def run_history() -> RunStore:
+    """The run history as every reader opens it (the CLI's runs/show/resume, the MCP server's
+    runs/show/resume tools): the runs database in the data folder (RLM_DATA_DIR)."""
+    return RunStore()
+
+
+def when(ts: float | None) -> str:
+    """A run's time as runs and show print it (local time, to the second; "" when unknown)."""
+    import datetime as dt
+
+    return dt.datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M:%S") if ts else ""
 
 
 def _alive(pid: int | None) -> bool:

@@ -23,7 +23,7 @@ def secret_values(extra: list[str | None] | None = None) -> list[str]:
 
 def scrub(text: str, secrets: list[str], masks: list[tuple[str, str]] = ()) -> str:
     """text without API keys and secret-looking env values (***), and with the values in
-    ``masks`` (what the user typed, when the run redacts: rlm.store.record_mask) replaced."""
+    ``masks`` (what the user typed, when the run redacts: rlm.redact.record_mask) replaced."""
     for value, ph in masks:
         if value and value in text:
             text = text.replace(value, ph)
@@ -36,7 +36,7 @@ def scrub(text: str, secrets: list[str], masks: list[tuple[str, str]] = ()) -> s
 def redact_url(url: str | None) -> str | None:
     if not url:
         return url
-    from rlm.models.openai_compat import redact_url
+    from rlm.models.urls import redact_url
 
     return redact_url(url)
 

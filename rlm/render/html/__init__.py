@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from rlm.render.html.coverage import coverage_section
-from rlm.render.html.findings import findings_sections, kinds_section
+from rlm.render.html.findings import anchors, findings_sections, kinds_section
 from rlm.render.html.page import esc, page, section
 from rlm.render.html.repo import audit_sections, mine_sections
 from rlm.render.html.text import markdown_html
@@ -68,7 +68,7 @@ def _gate(rep: dict) -> str:
 def _answer(rep: dict) -> str:
     parts = []
     if rep.get("answer"):
-        parts.append(f'<div class="answer">{markdown_html(rep["answer"])}</div>')
+        parts.append(f'<div class="answer">{markdown_html(rep["answer"], anchors(rep))}</div>')
     if rep.get("summary"):
         parts.append(f'<div class="answer">{markdown_html(rep["summary"])}</div>'
                      '<p class="small muted">Summary written by the model from the verified '

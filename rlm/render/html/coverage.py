@@ -1,6 +1,6 @@
 """The coverage map: the corpus as a bar, coloured (and patterned) by what happened to it.
 
-- ``ask``: lines, placed where they are (``coverage.map``, rlm.run.covmap), one band per file;
+- ``ask``: lines, placed where they are (``coverage.map``, rlm.engine.covmap), one band per file;
 - ``audit``/``mine``: one segment per file (``files``: read, scanned only, failed, skipped);
 - a run recorded before the map existed: the same states as proportions of the line counts,
   and the page says that the places were not recorded.

@@ -1,6 +1,7 @@
 """What was found: the answer, the event-kind table, the findings with their evidence lines
 quoted from the file and a ``path:line`` that copies on click, and the unverified claims in a
-section of their own. Each group or kind has an anchor (``#g-<id>``) the timeline links to.
+section of their own. Each group has an anchor (``#g-<id>``), each event kind of the table
+``#kind-<id>``, that the timeline links to.
 
 Evidence is shown for the first lines of each group; every line's ``path:line`` is listed
 however many there are, so the page stays small and no finding is left out."""
@@ -35,7 +36,18 @@ def _finding(f: dict, show_evidence: bool, claim: bool = True) -> str:
 
 def _refs_only(fs: list[dict]) -> str:
     return ('<p class="small">Also: ' + " ".join(
-        f'<span class="finding" data-verified="true">{ref(*_src(f))}</span>' for f in fs) + "</p>")
+        f'<span class="finding" id="f-{esc(f.get("id"))}" data-verified="true">{ref(*_src(f))}'
+        "</span>" for f in fs) + "</p>")
+
+
+def anchors(rep: dict) -> dict[str, str]:
+    """``path:line`` of each finding -> its anchor on the page (the first finding there)."""
+    out: dict[str, str] = {}
+    for f in rep.get("findings") or []:
+        if isinstance(f, dict) and f.get("id") is not None:
+            path, a, _ = _src(f)
+            out.setdefault(f"{path}:{a}", f"f-{f['id']}")
+    return out
 
 
 def _grouped(rep: dict, verified: list[dict]) -> str:
@@ -49,9 +61,12 @@ def _grouped(rep: dict, verified: list[dict]) -> str:
             continue
         k = min(len(fs), EVIDENCE_PER_GROUP, max(0, EVIDENCE_TOTAL - shown))
         shown += k
-        label = f' <span class="tag">{esc(g["label"])}</span>' if g.get("label") else ""
-        what = (f"one story: {len(fs)} lines share {g.get('key')}" if g.get("kind") == "identifier"
-                else f"{len(fs)} line{'s' if len(fs) != 1 else ''}: {g.get('why') or ''}")
+        tag = g.get("severity") or g.get("label")
+        label = f' <span class="tag">{esc(tag)}</span>' if tag else ""
+        n = g["count"] if isinstance(g.get("count"), int) else len(fs)  # an event kind's count
+        what = (f"one story: {n} lines share {g.get('key')}" if g.get("kind") == "identifier"
+                else f"{n:,} line{'s' if n != 1 else ''}"
+                + (f" ({len(fs)} cited below)" if n > len(fs) else "") + f": {g.get('why') or ''}")
         out.append(f'<div id="g-{esc(g.get("id"))}"><h3>{esc(g.get("id"))} · {esc(what)}{label}</h3>'
                    f'<p class="claim">{esc(fs[0].get("claim", ""))}</p>'
                    + "".join(_finding(f, True, claim=False).replace('class="finding"',
@@ -121,8 +136,11 @@ def _where(k: dict) -> str:
 
 
 def event_kinds(rep: dict) -> list[dict]:
-    """The report's event-kind table (issue 19), under either name it may carry."""
-    return [k for k in rep.get("event_kinds") or rep.get("kinds") or [] if isinstance(k, dict)]
+    """The report's event-kind rows with their example lines (issue 19's KindRow shape), under
+    either name it may carry. Kinds without examples (``matched.kinds``) are drawn by their
+    groups (kind "event") and the answer's own table, not a second time here."""
+    kinds = [k for k in rep.get("event_kinds") or rep.get("kinds") or [] if isinstance(k, dict)]
+    return [k for k in kinds if k.get("examples")]
 
 
 def _seen(k: dict, end: str) -> str:
@@ -142,14 +160,14 @@ def kinds_section(rep: dict) -> str:
     for i, k in enumerate(kinds, 1):
         key = str(k.get("id") or f"k{i}")
         exs = [e for e in k.get("examples") or k.get("lines") or [] if isinstance(e, dict)]
-        rows.append([f'<a href="#g-{esc(key)}">{esc(k.get("template") or k.get("name") or key)}</a>',
-                     esc(k.get("severity") or ""), f'{int(k.get("count") or 0):,}',
+        rows.append([f'<a href="#kind-{esc(key)}">{esc(k.get("template") or k.get("name") or key)}</a>',
+                     esc(k.get("severity") or ""), f'{int(k.get("count") or k.get("lines") or 0):,}',
                      esc(_seen(k, "first")), esc(_seen(k, "last")), _where(k)])
         lines = "".join(
             f'<div class="finding" data-verified="true">'
             f'{ref(e.get("path", "?"), int(e.get("line") or e.get("line_start") or 0))}'
             f'{_evidence(e.get("text") or e.get("evidence") or "")}</div>' for e in exs)
-        examples.append(f'<div id="g-{esc(key)}"><h3>{esc(key)} · '
+        examples.append(f'<div id="kind-{esc(key)}"><h3>{esc(key)} · '
                         f'{esc(k.get("template") or k.get("name") or "")}</h3>{lines}</div>')
     return section("Event kinds", table(["Kind", "Severity", "Count", "First", "Last", "Where"],
                                         rows, num={2}) + "".join(examples), "kinds")

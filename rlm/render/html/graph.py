@@ -134,7 +134,7 @@ def graph_svg(audit: dict, views: dict | None = None) -> str:
         return ""
     rows = layers(names, edges)
     width = max(len(r) for r in rows) * (NODE_W + GAP_X) + GAP_X
-    height = len(rows) * (NODE_H + GAP_Y) + GAP_Y - NODE_H
+    height = len(rows) * (NODE_H + GAP_Y)
     at: dict[str, tuple[float, float]] = {}
     for i, r in enumerate(rows):
         x0 = (width - len(r) * (NODE_W + GAP_X) + GAP_X) / 2
@@ -165,6 +165,7 @@ def graph_svg(audit: dict, views: dict | None = None) -> str:
                                            else "") + ".")
     return (f'<p class="small muted">{esc(note)}</p><figure style="margin:0">'
             f'<svg class="graph" viewBox="0 0 {width:.0f} {height:.0f}" role="img" '
+            f'style="max-width:{width * 1.3:.0f}px" '
             f'aria-label="module dependency graph"><defs><marker id="arrow" viewBox="0 0 10 10" '
             'refX="10" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">'
             '<path d="M0,0 L10,5 L0,10 z" fill="#555"/></marker></defs>'

@@ -28,7 +28,7 @@ class Mark:
 
 @dataclass
 class Lane:
-    key: str  # the anchor of its findings or rows (#g-<key>)
+    key: str  # the anchor of its findings or rows (#<key>)
     label: str
     count: int  # exact number of lines (may exceed the marks drawn)
     marks: list[Mark] = field(default_factory=list)
@@ -72,8 +72,9 @@ def lanes_of(rep: dict) -> list[Lane]:
         why = g.get("why") or g.get("claim") or ""
         if g.get("kind") == "identifier":
             why = f"one story: lines sharing {g.get('key')}"
-        lanes.append(Lane(str(g.get("id")), f"{g.get('id')} · {why}", len(marks), marks,
-                          g.get("label") or ""))
+        count = g.get("count") if isinstance(g.get("count"), int) else len(marks)
+        lanes.append(Lane(f"g-{g.get('id')}", f"{g.get('id')} · {why}", max(count, len(marks)),
+                          marks, g.get("severity") or g.get("label") or ""))
     if lanes:
         return lanes
     marks = []
@@ -82,7 +83,7 @@ def lanes_of(rep: dict) -> list[Lane]:
             key = ((f.get("source") or {}).get("path", ""),
                    int((f.get("source") or {}).get("line_start") or 0))
             marks.append(Mark(*key, times.get(key)))
-    return [Lane("findings", "verified findings", len(marks), marks)] if marks else []
+    return [Lane("g-findings", "verified findings", len(marks), marks)] if marks else []
 
 
 def _kind_lane(k: dict, i: int, at) -> Lane:
@@ -93,7 +94,7 @@ def _kind_lane(k: dict, i: int, at) -> Lane:
             marks.append(Mark(ex.get("path", ""), int(ex.get("line") or ex.get("line_start") or 0),
                               at(ex.get("text") or ex.get("evidence") or "")))
     label = k.get("template") or k.get("name") or k.get("kind") or f"kind {i}"
-    return Lane(str(k.get("id") or f"k{i}"), str(label), int(k.get("count") or len(marks)), marks,
+    return Lane(f"kind-{k.get('id') or f'k{i}'}", str(label), int(k.get("count") or len(marks)), marks,
                 str(k.get("severity") or ""))
 
 
@@ -156,6 +157,8 @@ def timeline_section(rep: dict) -> str:
     marks = [m for ln in lanes for m in ln.marks]
     timed = [m.time for m in marks if m.time is not None]
     by_time = len(timed) == len(marks)
+    mixed = by_time and len({has_year(t) for t in timed}) > 1  # syslog beside dated files
+    by_time = by_time and not mixed
     if by_time:
         t0, t1 = min(timed), max(timed)
         span = max((t1 - t0).total_seconds(), 1e-3)
@@ -167,8 +170,9 @@ def timeline_section(rep: dict) -> str:
         offsets, total = _axis_lines(rep, lanes)
         pos = {id(m): (offsets.get(m.path, 0) + m.line - 1) / max(total - 1, 1) * WIDTH
                for m in marks}
-        ticks = [f"line {1 + round((total - 1) * i / 4):,}" for i in range(5)]
-        why = ("This log has no readable times" if not timed else
+        ticks = [_line_label(1 + round((total - 1) * i / 4), offsets) for i in range(5)]
+        why = ("Some files write times without a year and others with one, so they share no "
+               "clock" if mixed else "This log has no readable times" if not timed else
                f"{len(marks) - len(timed)} of {len(marks)} marked lines have no readable time")
         note = (f"{why}: the axis is the line number"
                 + (" (the files one after another)" if len(offsets) > 1 else "") + ".")
@@ -182,7 +186,7 @@ def timeline_section(rep: dict) -> str:
         sev = f' <span class="tag">{esc(ln.severity)}</span>' if ln.severity else ""
         rows.append(f'<div class="lane" data-lane="{esc(ln.key)}"><div class="lane-label" '
                     f'title="{esc(ln.label)} ({count})"><span class="muted">{count}</span>{sev} '
-                    f'<a href="#g-{esc(ln.key)}">{esc(_short(ln.label))}</a></div>'
+                    f'<a href="#{esc(ln.key)}">{esc(_short(ln.label))}</a></div>'
                     f"{_strip(ln, xs)}</div>")
     axis = ('<div class="axis" aria-hidden="true"><div></div><div class="ticks">'
             + "".join(f'<span style="left:{i * 25}%">{esc(t)}</span>' for i, t in enumerate(ticks))
@@ -190,6 +194,15 @@ def timeline_section(rep: dict) -> str:
     # the axis above and below the lanes: a long list of lanes keeps its scale in view
     return (f'<p class="small muted" data-axis="{"time" if by_time else "line"}">{esc(note)}</p>'
             + axis + "".join(rows) + (axis if len(rows) > 8 else ""))
+
+
+def _line_label(g: int, offsets: dict[str, int]) -> str:
+    """A place on the line axis: 'line 1,200', or 'file.log:200' when files follow each other."""
+    if len(offsets) <= 1:
+        return f"line {g:,}"
+    path, off = max(((p, o) for p, o in offsets.items() if o < g), key=lambda x: x[1],
+                    default=next(iter(offsets.items())))
+    return f"{path.rsplit('/', 1)[-1]}:{g - off:,}"
 
 
 def _short(text: str, width: int = 90) -> str:

@@ -1,0 +1,340 @@
+"""Secrets and personal data in text become stable placeholders (``⟨SECRET_1⟩``, ``⟨EMAIL_3⟩``).
+
+Detection is code: gitleaks' rule set as data (rlm.redact.rules: ~220 shaped secrets of named
+services, JWTs, generic credentials), long random-looking strings by entropy (rlm.redact.scan),
+and tested patterns with checksums: e-mail addresses, card numbers (Luhn and issuer prefix),
+IBANs (mod-97), US social security numbers, phone numbers, IPv4/IPv6 addresses, bearer/basic
+tokens, passwords in URLs, ``key=value`` credentials, AWS access key ids and private-key blocks.
+For speed, one RE2 pass picks the lines that could hold any of these (rlm.redact.scan); the exact
+detectors read only those.
+
+One ``Redactor`` lives for one run: the same value gets the same placeholder in every call, so a
+model can still correlate ("⟨EMAIL_3⟩ failed to log in twice"), and ``restore`` maps a model's
+reply back to the original values for local use. Nothing found is ever sent anywhere to be
+verified.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+import threading
+from bisect import bisect_right
+from dataclasses import dataclass
+
+from rlm.redact.rules import rule_set
+from rlm.redact.scan import entropy_hits, shape_views
+
+KINDS = ("SECRET", "EMAIL", "CARD", "IBAN", "SSN", "PHONE", "IP")
+KIND_WORDS = {"SECRET": "secrets", "EMAIL": "e-mails", "CARD": "card numbers", "IBAN": "IBANs",
+              "SSN": "social security numbers", "PHONE": "phone numbers", "IP": "IP addresses"}
+PLACEHOLDER = re.compile(r"⟨(SECRET|EMAIL|CARD|IBAN|SSN|PHONE|IP)_(\d+)⟩")
+
+# a whole key block, or the part of one that a chunk boundary left (no END, or no BEGIN: then
+# the base64 lines right above the END line)
+_PRIVATE_KEY_BLOCK = re.compile(
+    r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(.*?)(?:-----END [A-Z0-9 ]*-----|\Z)"
+    r"|((?:^[^\n]{0,12}[A-Za-z0-9+/=]{16,}[ \t]*\n)+)[^\n]{0,12}"
+    r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----", re.S | re.M)
+_KEY_BODY = re.compile(r"[A-Za-z0-9+/=]{16,}")
+_URL_PASSWORD = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,15}://[^\s:/?#@'\"]+:([^\s/?#@'\"]+)@")
+_AUTH_TOKEN = re.compile(r"(?i)\b(?:bearer|basic|token)\s+([A-Za-z0-9._~+/-]{8,}=*)")
+_KV_SECRET = re.compile(
+    r"(?i)(?:\b|_)(?:api[_-]?key|apikey|access[_-]?token|auth[_-]?token|secret(?:[_-]?key)?|"
+    r"secret[_-]?access[_-]?key|account[_-]?key|session[_-]?token|"
+    r"client[_-]?secret|password|passwd|pwd|private[_-]?key)[\"']?\s*[=:]\s*[\"']?"
+    r"([^\s\"'&,;<>]{6,})")
+_AWS_KEY_ID = re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b")
+_EMAIL = re.compile(r"(?<![\w.%+-])[A-Za-z0-9][A-Za-z0-9._%+-]{0,63}@"
+                    r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?"
+                    r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?)*\.[A-Za-z]{2,24}(?![\w-])")
+_CARD = re.compile(r"(?<![\w-])\d(?:[ -]?\d){12,18}(?![\w-])")
+_IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b")
+_PHONE = re.compile(
+    r"(?<![\w+])\+\d{1,3}(?:[ .-]?\(?\d{1,4}\)?){2,5}(?![\w])"  # +44 20 7946 0958
+    r"|(?<![\w(])\(\d{3}\)[ .-]?\d{3}[ .-]\d{4}(?!\w)"  # (415) 555-0134
+    r"|(?<![\w.-])\d{3}[.-]\d{3}[.-]\d{4}(?![\w.-])")  # 415-555-0134
+_IPV4 = re.compile(r"(?<![\w.])(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}"
+                   r"(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?![\w]|\.\d)")
+_IPV6 = re.compile(r"(?<![\w:])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:[0-9A-Fa-f]{1,4}|:)?(?![\w:])")
+# area 000, 666 and 9xx, group 00 and serial 0000 are never issued
+_SSN = re.compile(r"(?<![\w-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\w-])")
+
+
+# ------------------------------------------------------------------------------------ checks
+
+def luhn_ok(digits: str) -> bool:
+    total = 0
+    for i, ch in enumerate(reversed(digits)):
+        d = ord(ch) - 48
+        if i % 2:
+            d = d * 2 - 9 if d > 4 else d * 2
+        total += d
+    return total % 10 == 0
+
+
+def card_issuer_ok(d: str) -> bool:
+    """The number has a known issuer prefix and length: epoch milliseconds and other long
+    counters pass a Luhn check one time in ten, but almost never start like a card."""
+    n = len(d)
+    if d[0] == "4":
+        return n in (13, 16, 19)
+    p2, p4 = int(d[:2]), int(d[:4])
+    if 51 <= p2 <= 55 or 2221 <= p4 <= 2720:
+        return n == 16
+    if p2 in (34, 37):
+        return n == 15
+    if d.startswith("6011") or p2 == 65 or 644 <= int(d[:3]) <= 649:
+        return 16 <= n <= 19
+    if p2 in (36, 38) or 300 <= int(d[:3]) <= 305:
+        return n == 14
+    if p2 == 35:
+        return 16 <= n <= 19
+    return False
+
+
+def is_card(text: str) -> bool:
+    d = re.sub(r"[ -]", "", text)
+    return 13 <= len(d) <= 19 and card_issuer_ok(d) and luhn_ok(d)
+
+
+def iban_ok(text: str) -> bool:
+    s = text.replace(" ", "").upper()
+    if not 15 <= len(s) <= 34:
+        return False
+    moved = s[4:] + s[:4]
+    num = "".join(str(int(c, 36)) for c in moved)
+    return int(num) % 97 == 1
+
+
+def _ip_ok(text: str) -> bool:
+    try:
+        ip = ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return not (ip.is_loopback or ip.is_unspecified)
+
+
+def _phone_ok(text: str) -> bool:
+    n = sum(c.isdigit() for c in text)
+    return 8 <= n <= 15
+
+
+# ------------------------------------------------------------------------------------ detection
+
+@dataclass(frozen=True)
+class Hit:
+    start: int
+    end: int
+    kind: str
+    value: str
+
+
+def _spans(pattern: re.Pattern, text: str, kind: str, group: int = 0, check=None):
+    for m in pattern.finditer(text):
+        v = m.group(group)
+        if v and (check is None or check(v)):
+            yield Hit(m.start(group), m.end(group), kind, v)
+
+
+def detect(text: str, known: tuple[str, ...] | list[str] = ()) -> list[Hit]:
+    """Non-overlapping hits in text order. Earlier detectors win an overlap, so a password in a
+    URL is not also read as an e-mail address, and a card number not as a phone number.
+    `known`: secret values found before (in this run); they and the secrets found here are
+    taken wherever they recur, first (see _recurring)."""
+    hits = _pattern_hits(text)
+    return _resolve(_recurring(text, hits, known) + hits)
+
+
+def _recurring(text: str, hits: list[Hit], known) -> list[Hit]:
+    """Every occurrence of each secret value, longest first: a password seen once in context
+    (`password=X`, `Bearer X`, `://u:X@`) recurs where no pattern sees it (a list of search
+    terms, a quote), and a pattern may see only part of a token seen whole before."""
+    vals = dict.fromkeys(v for v in known if len(v) >= 6)
+    vals.update(dict.fromkeys(h.value for h in hits if h.kind == "SECRET" and len(h.value) >= 6))
+    out: list[Hit] = []
+    for v in sorted(vals, key=len, reverse=True):
+        i = text.find(v)
+        while i >= 0:
+            out.append(Hit(i, i + len(v), "SECRET", v))
+            i = text.find(v, i + len(v))
+    return out
+
+
+def _pattern_hits(text: str) -> list[Hit]:
+    """Private-key blocks (they span lines) over the whole text; gitleaks' rules and the entropy
+    tokens over the whole text too (RE2, linear); each other pattern over the lines that hold
+    its shape only (rlm.redact.scan.shape_views), mapped back. Priority order, as _resolve
+    reads it."""
+    hits: list[Hit] = []
+    for m in (_PRIVATE_KEY_BLOCK.finditer(text) if "PRIVATE KEY" in text else ()):
+        g = 1 if m.group(1) is not None else 2
+        body = m.group(g)
+        value = "".join(_KEY_BODY.findall(body))
+        if value:
+            hits.extend(Hit(m.start(g) + b.start(), m.start(g) + b.end(), "SECRET", value)
+                        for b in _KEY_BODY.finditer(body))
+    views = shape_views(text)
+    found: list[Hit] = []
+    for shape, pattern, kind, group, check in _LINE_DETECTORS[:4]:
+        found += _in_view(views.get(shape), pattern, kind, group, check)
+    found += [Hit(f.start, f.end, "SECRET", f.value) for f in rule_set().find(text)]
+    found += [Hit(a, b, "SECRET", v) for a, b, v in entropy_hits(text)]
+    for shape, pattern, kind, group, check in _LINE_DETECTORS[4:]:
+        found += _in_view(views.get(shape), pattern, kind, group, check)
+    # a key block's lines are one value: its lines' own hits (entropy) would split it
+    return hits + [h for h in found if not any(k.start < h.end and h.start < k.end
+                                               for k in hits)]
+
+
+def _in_view(view, pattern, kind: str, group: int, check) -> list[Hit]:
+    """A pattern's hits on the lines of its shape, at their places in the whole text (a hit
+    across two kept lines is dropped: they need not be neighbours there)."""
+    if view is None:
+        return []
+    out = []
+    for h in _spans(pattern, view.text, kind, group, check):
+        if view.same_line(h.start, h.end):
+            a = view.to_original(h.start)
+            out.append(Hit(a, a + (h.end - h.start), h.kind, h.value))
+    return out
+
+
+def _auth_ok(v: str) -> bool:
+    return any(c.isdigit() for c in v) or len(v) >= 24
+
+
+def _no_placeholder(v: str) -> bool:
+    return not PLACEHOLDER.search(v)
+
+
+def _ipv6_ok(v: str) -> bool:
+    return v.count(":") >= 2 and _ip_ok(v)
+
+
+# (shape in rlm.redact.scan, pattern, kind, group, check), in priority order; gitleaks' rules
+# and the entropy tokens come between the first four and the rest
+_LINE_DETECTORS = (
+    ("url", _URL_PASSWORD, "SECRET", 1, None),
+    ("keyword", _AUTH_TOKEN, "SECRET", 1, _auth_ok),
+    ("keyword", _KV_SECRET, "SECRET", 1, _no_placeholder),
+    ("aws", _AWS_KEY_ID, "SECRET", 0, None),
+    ("email", _EMAIL, "EMAIL", 0, None),
+    ("card", _CARD, "CARD", 0, is_card),
+    ("iban", _IBAN, "IBAN", 0, iban_ok),
+    ("ssn", _SSN, "SSN", 0, None),
+    ("phone", _PHONE, "PHONE", 0, _phone_ok),
+    ("ipv4", _IPV4, "IP", 0, _ip_ok),
+    ("ipv6", _IPV6, "IP", 0, _ipv6_ok),
+)
+
+
+def _resolve(hits: list[Hit]) -> list[Hit]:
+    """Priority order: the first detector to claim a span keeps it. The claimed spans are kept
+    sorted and disjoint, so each check looks at two neighbours (was a scan of all of them)."""
+    taken: list[Hit] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    for h in hits:
+        i = bisect_right(starts, h.start)
+        if (i and ends[i - 1] > h.start) or (i < len(starts) and starts[i] < h.end):
+            continue
+        starts.insert(i, h.start)
+        ends.insert(i, h.end)
+        taken.append(h)
+    return sorted(taken, key=lambda h: h.start)
+
+
+# ------------------------------------------------------------------------------------ redactor
+
+class Redactor:
+    """Placeholders of one run, counts per kind, and the way back for local display."""
+
+    def __init__(self) -> None:
+        self._by_value: dict[tuple[str, str], str] = {}
+        self._by_placeholder: dict[str, str] = {}
+        self._counters = {k: 0 for k in KINDS}
+        self._touched: set[int] = set()  # hashes of the prompts (first user message) with a hit
+        self._secrets: list[str] = []  # SECRET values so far: masked wherever they recur
+        self._lock = threading.Lock()
+
+    def placeholder(self, kind: str, value: str) -> str:
+        key = (kind, value)  # exact: restore() must give back the very text, for quote checks
+        with self._lock:
+            ph = self._by_value.get(key)
+            if ph is None:
+                self._counters[kind] += 1
+                ph = f"⟨{kind}_{self._counters[kind]}⟩"
+                self._by_value[key] = ph
+                self._by_placeholder[ph] = value
+                if kind == "SECRET":
+                    self._secrets.append(value)
+            return ph
+
+    def redact(self, text: str, count_prompt: bool = False) -> str:
+        """text with every detected value replaced by its placeholder."""
+        if not text:
+            return text
+        hits = detect(text, tuple(self._secrets))
+        if not hits:
+            return text
+        out, pos = [], 0
+        for h in hits:  # a private key's body lines all show the one placeholder of the key
+            out.append(text[pos:h.start])
+            out.append(self.placeholder(h.kind, h.value))
+            pos = h.end
+        out.append(text[pos:])
+        if count_prompt:
+            with self._lock:
+                self._touched.add(hash(text))
+        return "".join(out)
+
+    def restore(self, text: str) -> str:
+        """A model's reply with the placeholders it repeated mapped back to the originals."""
+        if not text or "⟨" not in text:
+            return text
+        return PLACEHOLDER.sub(lambda m: self._by_placeholder.get(m.group(0), m.group(0)), text)
+
+    def restore_data(self, data):
+        if isinstance(data, str):
+            return self.restore(data)
+        if isinstance(data, list):
+            return [self.restore_data(x) for x in data]
+        if isinstance(data, dict):
+            return {k: self.restore_data(v) for k, v in data.items()}
+        return data
+
+    def mask_data(self, data):
+        """Every string in a JSON-like structure redacted (for --redact-report)."""
+        if isinstance(data, str):
+            return self.redact(data)
+        if isinstance(data, list):
+            return [self.mask_data(x) for x in data]
+        if isinstance(data, dict):
+            return {k: self.mask_data(v) for k, v in data.items()}
+        return data
+
+    # -- counts
+    def counts(self) -> dict[str, int]:
+        with self._lock:
+            return {k: n for k, n in self._counters.items() if n}
+
+    @property
+    def values(self) -> int:
+        return sum(self.counts().values())
+
+    @property
+    def prompts(self) -> int:
+        return len(self._touched)
+
+    def statement(self) -> str:
+        """e.g. '37 values in 12 prompts were redacted before leaving this machine (secrets 21,
+        e-mails 16)'; empty when nothing was found. Prompts, not chunks: a value can also be in
+        a merge or synthesis prompt, and a retry of the same prompt counts once."""
+        c = self.counts()
+        if not c:
+            return ""
+        n, k = self.values, self.prompts
+        kinds = ", ".join(f"{KIND_WORDS[x]} {c[x]}" for x in KINDS if x in c)
+        return (f"{n} value{'s' if n != 1 else ''} in {k} prompt{'s' if k != 1 else ''} "
+                f"{'were' if n != 1 else 'was'} redacted before leaving this machine ({kinds})")

@@ -1,0 +1,183 @@
+"""gitleaks' rule set, run as data: about 220 shaped secrets (cloud keys, service tokens, JWTs,
+private keys, generic `key = value` credentials), each with keyword prefilters, an entropy floor
+and allowlists. The file is gitleaks' own default config (recipes/gitleaks.toml, MIT, its licence
+beside it in recipes/gitleaks.LICENSE): update it by copying a newer one.
+
+How it runs (gitleaks' own semantics, Go regexes on RE2, the same engine as Go's `regexp`):
+1. one Aho-Corasick pass over the lower-cased text finds which rules' keywords occur at all
+   (a keyword once found is dropped from the automaton, so frequent ones cost nothing more);
+2. only those rules' regexes run, each a linear-time RE2 scan;
+3. the secret is the rule's `secretGroup`, else the first non-empty group, else the match;
+   it must beat the rule's entropy floor (and hold a digit, for the generic rules), and pass
+   the rule's and the global allowlists (regexes on the secret, match or line; stopwords).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Iterator
+
+from rlm.redact.scan import Encoded, shannon
+
+MIN_SECRET = 8  # shorter "secrets" are ids and words, whatever a rule says
+
+
+@dataclass(frozen=True)
+class Allow:
+    regexes: tuple
+    target: str  # secret | match | line
+    stopwords: tuple[str, ...]
+    needs_path: bool  # an AND with paths: rlm has no file path here, so it never applies
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    rx: object
+    keywords: tuple[str, ...]
+    entropy: float
+    group: int
+    allows: tuple[Allow, ...]
+
+
+@dataclass(frozen=True)
+class Found:
+    start: int
+    end: int
+    value: str
+    rule: str
+
+
+def _re2_options():
+    import re2
+
+    o = re2.Options()
+    o.log_errors = False
+    o.max_mem = 32 << 20
+    return o
+
+
+def _allow(spec: dict, opts) -> Allow:
+    import re2
+
+    rxs = []
+    for r in spec.get("regexes", []):
+        try:
+            rxs.append(re2.compile(r, opts))
+        except re2.error:
+            continue
+    return Allow(tuple(rxs), spec.get("regexTarget", "secret"),
+                 tuple(w.lower() for w in spec.get("stopwords", [])),
+                 spec.get("condition", "OR").upper() == "AND" and bool(spec.get("paths")))
+
+
+@lru_cache(maxsize=1)
+def rule_set() -> "RuleSet":
+    """The rules of recipes/gitleaks.toml, compiled once per process."""
+    import re2
+
+    data = tomllib.loads(resources.files("rlm.recipes").joinpath("gitleaks.toml")
+                         .read_text("utf-8"))
+    opts = _re2_options()
+    rules = []
+    for r in data.get("rules", []):
+        if "regex" not in r or (r.get("path") and not r.get("keywords")):
+            continue  # a rule on file names only (pkcs12-file): nothing to find in text
+        try:
+            rx = re2.compile(r["regex"], opts)
+        except re2.error:
+            continue
+        rules.append(Rule(r["id"], rx, tuple(k.lower() for k in r.get("keywords", [])),
+                          float(r.get("entropy", 0.0)), int(r.get("secretGroup", 0)),
+                          tuple(_allow(a, opts) for a in r.get("allowlists", []))))
+    return RuleSet(rules, _allow(data.get("allowlist", {}), opts))
+
+
+class RuleSet:
+    def __init__(self, rules: list[Rule], global_allow: Allow):
+        self.rules = rules
+        self.global_allow = global_allow
+        self._by_keyword: dict[str, list[int]] = {}
+        self._always = [i for i, r in enumerate(rules) if not r.keywords]
+        for i, r in enumerate(rules):
+            for k in r.keywords:
+                self._by_keyword.setdefault(k, []).append(i)
+
+    def triggered(self, low: str) -> list[Rule]:
+        """The rules whose keywords occur in `low` (the lower-cased text)."""
+        import ahocorasick
+
+        left = dict(self._by_keyword)
+        seen: set[int] = set(self._always)
+        longest = max(map(len, left), default=1)
+        pos = 0
+        while left and pos < len(low):
+            auto = ahocorasick.Automaton()
+            for k in left:
+                auto.add_word(k, k)
+            auto.make_automaton()
+            matches = new = 0
+            for end, k in auto.iter(low, pos):
+                matches += 1
+                if k in left:
+                    seen.update(left.pop(k))
+                    new += 1
+                if new and matches >= 64:  # rebuild without the keywords seen: frequent ones
+                    pos = max(pos + 1, end - longest + 2)  # ('ey', 'key') then cost nothing
+                    break
+            else:
+                break
+        return [self.rules[i] for i in sorted(seen)]
+
+    def find(self, text: str) -> Iterator[Found]:
+        """Secrets the triggered rules find in `text`, rule by rule (not in text order). RE2
+        reads the UTF-8 bytes (rlm.redact.scan.Encoded: a str would be encoded again at every
+        match)."""
+        enc = None
+        for rule in self.triggered(text.lower()):
+            enc = enc or Encoded(text)
+            for m in rule.rx.finditer(enc.data):
+                hit = self._secret(rule, m, enc)
+                if hit is not None:
+                    yield hit
+
+    def _secret(self, rule: Rule, m, enc: Encoded) -> Found | None:
+        n = len(m.groups())
+        g = rule.group
+        if g == 0 and n:
+            g = next((i for i in range(1, n + 1) if m.group(i)), 0)
+        raw = m.group(g) if g <= n else None
+        value = raw.decode("utf-8", "replace") if raw else ""
+        if not value or len(value) < MIN_SECRET or "\n" in value:
+            return None
+        if rule.entropy and shannon(value) <= rule.entropy:
+            return None
+        if rule.id.startswith("generic") and not any(c.isdigit() for c in value):
+            return None
+        if self._allowed(rule, value, m, enc.data):
+            return None
+        a = enc.char(m.start(g))
+        return Found(a, a + len(value), value, rule.id)
+
+    def _allowed(self, rule: Rule, value: str, m, data: bytes) -> bool:
+        low = value.lower()
+        for a in (self.global_allow, *rule.allows):  # the global stopwords are not read: they
+            # are two sample strings (an alphabet) that a real key may well contain
+            if a.needs_path:
+                continue
+            if a.stopwords and a is not self.global_allow and any(w in low for w in a.stopwords):
+                return True
+            if a.regexes:
+                target = value if a.target == "secret" else \
+                    m.group(0).decode("utf-8", "replace")
+                if a.target == "line":
+                    a0 = data.rfind(b"\n", 0, m.start()) + 1
+                    b0 = data.find(b"\n", m.end())
+                    target = data[a0:b0 if b0 >= 0 else len(data)].decode("utf-8", "replace")
+                if any(rx.search(target) for rx in a.regexes):
+                    return True
+        return False
+
