@@ -74,9 +74,11 @@ def build(ctx: Context, res: Result) -> Report:
         parts = [stop, *parts]
     if head and head.startswith("**Found:** ") and head[11:] in parts:
         parts = [p for p in parts if p != head[11:]]  # the timeline's summary leads
-    body = [p for p in [res.model_answer or "", *parts] if p]
+    body = [p for p in parts if p]
     if not head and dec.strategy == "count" and res.answer_parts and res.answer_parts[0] in body:
         head = res.answer_parts[0]  # the exact count by code leads
         body.remove(head)
-    rep.answer = "\n\n".join(p for p in [head or "", rep.read_as, *body] if p)
+    # code's headline, the model's words, then how code read the question, then code's notes
+    rep.answer = "\n\n".join(p for p in [head or "", res.model_answer or "", rep.read_as, *body]
+                             if p)
     return rep
