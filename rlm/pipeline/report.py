@@ -37,7 +37,9 @@ def build(ctx: Context, res: Result) -> Report:
         rep.reduce = res.reduce
     rep.aggregate = getattr(res, "aggregate", None)  # rlm.pipeline.aggregate_map (counting questions)
     rep.matched = res.matched
-    rep.read_as = ctx.query.read_as(files=ctx.corpus.probe.files) if ctx.query else ""
+    # how code read the question (an aggregate's records are read by a model: not said here)
+    rep.read_as = (ctx.query.read_as(files=ctx.corpus.probe.files)
+                   if ctx.query and dec.strategy != "aggregate" else "")
     cov = res.cov
     if s.opts.dry_run:
         redact_model.declare(s.redaction, rep, [])  # what a run would do
@@ -75,8 +77,9 @@ def build(ctx: Context, res: Result) -> Report:
     if head and head.startswith("**Found:** ") and head[11:] in parts:
         parts = [p for p in parts if p != head[11:]]  # the timeline's summary leads
     body = [p for p in parts if p]
-    if not head and dec.strategy == "count" and res.answer_parts and res.answer_parts[0] in body:
-        head = res.answer_parts[0]  # the exact count by code leads
+    if not head and dec.strategy in ("count", "aggregate") and res.answer_parts and \
+            res.answer_parts[0] in body:
+        head = res.answer_parts[0]  # the exact count leads
         body.remove(head)
     # code's headline, the model's words, then how code read the question, then code's notes
     rep.answer = "\n\n".join(p for p in [head or "", res.model_answer or "", rep.read_as, *body]
