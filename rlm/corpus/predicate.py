@@ -109,6 +109,14 @@ def _score(words: list[str], concepts: list[str]) -> tuple[list[str], bool]:
     return held, phrase
 
 
+def phrase_of(text: str, concepts: list[str]) -> str:
+    """The template's words from the first to the last of the question's concepts: what it
+    says about them (`authentication failure`; `Deleting block`; `NameSystem.delete`)."""
+    words = words_of(text)
+    at = [i for i, w in enumerate(words) if concept_of(w) in concepts]
+    return " ".join(w.lower() for w in words[at[0]:at[-1] + 1]) if at else ""
+
+
 def match(rows: list, words: list[str], example=None) -> Match:
     """The rows (each with .text and .count) whose words hold every concept of the question's
     `words`. Rows holding every word by its own stem (`failures` ~ `failure`) are the answer

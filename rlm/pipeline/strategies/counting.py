@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from rlm.pipeline.codeonly import count_text
 from rlm.corpus.counts import _ERR_WORDS, _LOGCAT_LEVEL, _LOGCAT_LINE, _WARN_WORDS, _candidate_lines
-from rlm.corpus.predicate import match, question_concepts
+from rlm.corpus.predicate import match, phrase_of, question_concepts
 from rlm.corpus.severity import ERROR_RANK, severity
 from rlm.corpus.slots import slot_value
 from rlm.corpus.question_table import table_for
@@ -130,7 +130,8 @@ async def run(ctx: Context) -> Result:
         res.cov.gaps.append(f"none of the {tally.total:,} matching lines names a {q.group_by}: "
                             "code cannot group them")
     comps = sorted({tally.component[k] for k in tally.kinds if k in tally.component})
-    if confident and len(tally.kinds) > 1 and len(comps) > 1:
+    phrases = {phrase_of(k, concepts) for k in tally.kinds}
+    if confident and len(phrases) > 1 and len(comps) > 1:  # other words, other writers
         res.answer_parts.append(count_text.mixed(comps))
         res.cov.gaps.append("the matching templates come from different components: the total "
                             "may count one happening more than once")
