@@ -1,15 +1,8 @@
-import os
-import sys
-
 import pytest
 
-# tests/ is not a package: make tests/fake_server.py importable as `fake_server` however pytest
-# was started (and for helper modules next to the tests).
-_HERE = os.path.dirname(os.path.abspath(__file__))
-if _HERE not in sys.path:
-    sys.path.insert(0, _HERE)
-
-from fake_server import FakeServer  # noqa: E402
+# tests/ is a package, so pytest puts the checkout on sys.path: tests import `evals`, `fixtures`
+# and `tests.<helper>` by name; the fake server is rlm.testing's.
+from rlm.testing import FakeServer
 
 
 @pytest.fixture

@@ -1,7 +1,7 @@
 """Scripted "models" for the repository recipes: they read the numbered material in the user
 message (module chunks "### path (lines a-b of n)" + "  12| code", or candidate lines
 "== path ==" + "[n] text") and answer from it, like a competent model would, or badly on
-purpose. Used with tests/fake_server.py (`server.on(schema_name, fn)`)."""
+purpose. Used with rlm/testing/fake_server.py (`server.on(schema_name, fn)`)."""
 
 from __future__ import annotations
 

@@ -5,15 +5,11 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 from collections import Counter
 
 import anyio
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)
 
 from evals.sim.key import SimKey  # noqa: E402
 from evals.sim.server import start_sim  # noqa: E402

@@ -4,14 +4,10 @@ are rare: a bounded code count before the gate decides, stopped by Ctrl-C like a
 from __future__ import annotations
 
 import os
-import sys
 
 import anyio
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)
 
 from fixtures.sniah import write_sniah  # noqa: E402
 from rlm.api import AskOptions, ask  # noqa: E402

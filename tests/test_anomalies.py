@@ -49,6 +49,11 @@ def test_a_common_warning_with_failure_words_leads_the_kinds_table(tmp_path):
     assert "dfs.DataNode$DataXceiver: (" + str(warns) + ")" in rows[0]
     assert f"{log}:" in rows[0]  # example lines cited with path:line
     assert "replicate" in table  # the rare kind is a row too
+    first = rep["event_kinds"][0]  # the same rows as data in the JSON report
+    assert first["count"] == warns and first["severity"] == "WARN" and first["failure"]
+    assert first["template"].endswith("exception while serving <*> to <*>")
+    assert first["examples"][0]["path"] == str(log) and first["examples"][0]["line"] > 0
+    assert first["where"] == [["dfs.DataNode$DataXceiver:", warns]]  # no host in HDFS headers
 
 
 def _bgl(tmp_path):
@@ -77,6 +82,16 @@ def test_lines_that_report_a_failure_skip_register_dumps_and_corrected_errors(tm
     assert sorted(k.template for k in kinds) == [
         "Error reading message prefix on CioStream socket to <*>, Connection reset by peer",
         "data TLB error interrupt"]
+
+
+def test_where_names_the_node_with_exact_counts(tmp_path):
+    log, lines = _bgl(tmp_path)
+    log.write_text("".join(x.replace("R02-M1-N0-C:J12-U11", "R30-M0-N9-C:J16-U01") + "\n"
+                           if "TLB error" in x else x + "\n" for x in lines))
+    rep = ask(log)
+    row = next(r for r in rep["answer"].splitlines() if "`data TLB error interrupt`" in r)
+    tlb = sum(1 for x in lines if "TLB error" in x)
+    assert f"| FATAL | {tlb} |" in row and f"R30-M0-N9-C:J16-U01 ({tlb})" in row
 
 
 def test_stories_are_never_keyed_on_a_constant_like_ssh2(tmp_path):

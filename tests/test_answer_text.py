@@ -11,12 +11,12 @@ import sys
 import pytest
 
 from rlm.fixtures.log import write_log
+from rlm.testing.cli import run_cli  # in-process: a process per call costs seconds
 
 
 def rlm(*args):
     e = dict(os.environ, RLM_MODEL="none")
-    return subprocess.run([sys.executable, "-m", "rlm.cli", *args], capture_output=True,
-                          text=True, timeout=120, env=e, stdin=subprocess.DEVNULL)
+    return run_cli(*args, env=e)
 
 
 @pytest.fixture(scope="module")

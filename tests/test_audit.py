@@ -10,7 +10,7 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
-import repo_responders as R
+from tests import repo_responders as R
 from rlm.repo.audit import AuditOptions, audit, audit_markdown, parse_lenses
 from rlm.cli import app
 from rlm.corpus.walk import walk

@@ -10,12 +10,12 @@ import sys
 
 from fixtures.repo import write_repo
 from rlm.models.none import NOTICE
+from rlm.testing.cli import run_cli  # in-process: a process per call costs seconds
 
 
 def rlm(*args, timeout=120):
     env = {k: v for k, v in os.environ.items() if k not in ("RLM_MODEL", "RLM_BASE_URL")}
-    return subprocess.run([sys.executable, "-m", "rlm.cli", *args], capture_output=True,
-                          text=True, timeout=timeout, env=env, stdin=subprocess.DEVNULL)
+    return run_cli(*args, env=env)
 
 
 def test_audit_with_no_model_is_complete_from_code(tmp_path):
@@ -107,9 +107,10 @@ def test_mine_canonical_question_with_no_model_is_verified_facts(tmp_path):
         lines = (root / path).read_text("utf-8").splitlines()
         assert f["quote"] == "\n".join(lines[int(a) - 1:int(b or a)]).strip()[:300]
     claims = [f["claim"] for f in q["verified"]]
-    pinned = next(f for f in q["verified"] if "test_create_and_list" in f["claim"])
-    assert "create_order" in pinned["claim"] and "list_orders" in pinned["claim"]
-    assert pinned["evidence_path"].startswith("tests/test_orders.py:")
+    pinned = [f for f in q["verified"] if f["test"].endswith("::test_create_and_list")]
+    assert {f["claim"].split("`")[1] for f in pinned} >= {"create_order",
+                                                          "list_orders"}
+    assert all(f["evidence_path"].startswith("tests/test_orders.py:") for f in pinned)
     assert any("`hash_password`" in c for c in claims)  # public API
     assert any(c.startswith("documented command: `parcelpost serve") for c in claims)
     assert not any("vendor/" in f["evidence_path"] for f in q["verified"])
@@ -128,6 +129,9 @@ def test_mine_free_question_with_no_model_ranks_files_and_keeps_a_placeholder(tm
     # BM25 over names, identifiers and docstrings (every question term, by rarity) puts the
     # sessions module near the top
     assert "parcelpost/accounts/sessions.py" in free["relevant_files"][:3]
+    # and the definitions in the ranked files that the question's words name, with their place
+    assert any(d.startswith("`open_session` (parcelpost/accounts/sessions.py:")
+               for d in free["definitions"])
     assert not rep["coverage"]["complete"]
     assert any(g.startswith("Q2 needs a model") for g in rep["coverage"]["gaps"])
     assert rep["questions"][0]["verified"]  # the canonical answer stays

@@ -5,13 +5,9 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 
 import anyio
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)
 
 from fixtures.inject import INSTRUCTIONS, plant  # noqa: E402
 from fixtures.oolong import LABELS, write_oolong  # noqa: E402

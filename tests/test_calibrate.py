@@ -11,7 +11,7 @@ import anyio
 import pytest
 from typer.testing import CliRunner
 
-from fake_server import prompt_text
+from rlm.testing import prompt_text
 from rlm import calibrate as cal
 from rlm.api import AskOptions, ask_async
 from rlm.cli import app

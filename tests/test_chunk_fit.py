@@ -10,7 +10,7 @@ import re
 
 import anyio
 
-from fake_server import Reply, prompt_text
+from rlm.testing import Reply, prompt_text
 from rlm.api import AskOptions, ask_async
 from rlm.models.openai_compat import OpenAICompatModel, reset_mode_cache
 

@@ -11,12 +11,12 @@ import sys
 import time
 
 import pytest
+from rlm.testing.cli import run_cli  # in-process: a process per call costs seconds
 
 
 def rlm(*args, env=None, timeout=60):
     e = dict(os.environ, **(env or {}))
-    return subprocess.run([sys.executable, "-m", "rlm.cli", *args], capture_output=True, text=True,
-                          timeout=timeout, env=e, stdin=subprocess.DEVNULL)
+    return run_cli(*args, env=e)
 
 
 def one_line_error(r, code=2):

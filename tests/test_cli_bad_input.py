@@ -11,13 +11,12 @@ import subprocess
 import sys
 
 import pytest
+from rlm.testing.cli import run_cli  # in-process: a process per call costs seconds
 
 
 def rlm(*args, env=None):
     e = {k: v for k, v in os.environ.items() if k not in ("RLM_MODEL", "RLM_BASE_URL")}
-    return subprocess.run([sys.executable, "-m", "rlm.cli", *args], capture_output=True,
-                          text=True, timeout=120, env={**e, **(env or {})},
-                          stdin=subprocess.DEVNULL)
+    return run_cli(*args, env={**e, **(env or {})})
 
 
 def one_line(r, code=2) -> str:

@@ -6,12 +6,12 @@ import os
 import re
 import subprocess
 import sys
+from rlm.testing.cli import run_cli  # in-process: a process per call costs seconds
 
 
 def rlm(*args, env=None):
     e = dict(os.environ, COLUMNS="100", **(env or {}))
-    return subprocess.run([sys.executable, "-m", "rlm.cli", *args], capture_output=True,
-                          text=True, timeout=60, env=e, stdin=subprocess.DEVNULL)
+    return run_cli(*args, env=e)
 
 
 def test_version():

@@ -19,13 +19,13 @@ from rlm.api import AskOptions, ask_async
 from rlm.fixtures.log import write_log
 from rlm.models.none import NOTICE
 from rlm.models.openai_compat import OpenAICompatModel, reset_mode_cache
+from rlm.testing.cli import run_cli  # in-process: a process per call costs seconds
 
 
 def rlm(*args, env=None, timeout=120):
     e = {k: v for k, v in os.environ.items() if k not in ("RLM_MODEL", "RLM_BASE_URL")}
     e.update(env or {})
-    return subprocess.run([sys.executable, "-m", "rlm.cli", *args], capture_output=True, text=True,
-                          timeout=timeout, env=e, stdin=subprocess.DEVNULL)
+    return run_cli(*args, env=e)
 
 
 def model_for(server) -> OpenAICompatModel:

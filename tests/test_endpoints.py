@@ -8,7 +8,7 @@ import time
 
 import anyio
 
-from fake_server import FakeServer, Reply
+from rlm.testing import FakeServer, Reply
 from rlm.api import AskOptions, ask_async
 from rlm.models.endpoints import EndpointPool
 from rlm.models.openai_compat import reset_mode_cache

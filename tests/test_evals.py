@@ -6,14 +6,10 @@ from __future__ import annotations
 import json
 import os
 import re
-import sys
 
 import anyio
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)
 
 from evals import scoring  # noqa: E402
 from evals.context_assembly import buried_messages, build_items, clean_messages  # noqa: E402

@@ -10,7 +10,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from fake_server import prompt_text, user_text
+from rlm.testing import prompt_text, user_text
 from rlm.api import AskOptions, ask_async
 from rlm.prompts.fence import NOTICE
 from rlm.fixtures.log import write_log

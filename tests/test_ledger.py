@@ -12,7 +12,7 @@ import anyio
 import pytest
 from typer.testing import CliRunner
 
-import repo_responders as R
+from tests import repo_responders as R
 from rlm.cli import app
 from rlm.engine.budget import Budget
 from rlm.engine.mapper import map_items

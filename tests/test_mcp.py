@@ -8,9 +8,9 @@ import threading
 
 import anyio
 import pytest
-from mcp_harness import connect, fake_model, structured, text_of
-from test_pipeline import keyword_mapper
-from test_store import QUESTION, chunk_of, map_requests, map_responder, write_corpus
+from rlm.testing.mcp_client import connect, fake_model, structured, text_of
+from tests.test_pipeline import keyword_mapper
+from tests.test_store import QUESTION, chunk_of, map_requests, map_responder, write_corpus
 
 from rlm.fixtures.log import write_log
 
@@ -257,7 +257,7 @@ def test_http_transport_starts_and_answers_a_call(tmp_path):
     import time
 
     from mcp import Client
-    from mcp_harness import server_args, server_env
+    from rlm.testing.mcp_client import server_args, server_env
 
     _small_notes(tmp_path)
     with socket.socket() as s:

@@ -13,7 +13,7 @@ import anyio
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from mcp_harness import connect, structured, text_of
+from rlm.testing.mcp_client import connect, structured, text_of
 from mcp_types import CreateMessageResult, ListRootsResult, Root, TextContent
 
 NUMBERED = re.compile(r"^(\d+)\| (.*)$", re.M)
@@ -185,7 +185,7 @@ def test_rounds_work_over_streamable_http_too(tmp_path):
     import time
 
     from mcp import Client
-    from mcp_harness import server_args, server_env
+    from rlm.testing.mcp_client import server_args, server_env
 
     (tmp_path / "notes.txt").write_text("a\nb\nthe launch code is BLUE-HERON\n")
     with socket.socket() as s:

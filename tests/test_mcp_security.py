@@ -11,7 +11,7 @@ from pathlib import Path
 
 import anyio
 import pytest
-from mcp_harness import connect, fake_model, structured, text_of
+from rlm.testing.mcp_client import connect, fake_model, structured, text_of
 
 from rlm.corpus import beneath
 from rlm.errors import UsageError
@@ -45,7 +45,7 @@ def _stop(p: subprocess.Popen, root: Path) -> None:
     p.kill()
     p.wait()
     if (root / "d").is_symlink():  # leave the tree as it was made
-        from race_swapper import swapper
+        from tests.race_swapper import swapper
 
         swapper(str(root / "d"), str(root / "x"))()
 
@@ -167,8 +167,8 @@ def test_refusals_name_only_the_roots(tmp_path):
 
 
 def test_show_draws_audit_and_mine_runs(tmp_path, fake_server):
-    import repo_responders as R
-    from test_mine import _oracle
+    from tests import repo_responders as R
+    from tests.test_mine import _oracle
 
     from rlm.fixtures.repo import write_repo
 

@@ -7,9 +7,9 @@ import os
 
 import anyio
 import pytest
-import repo_responders as R
-from mcp_harness import connect, fake_model, structured, text_of
-from test_mine import _ep, _oracle
+from tests import repo_responders as R
+from rlm.testing.mcp_client import connect, fake_model, structured, text_of
+from tests.test_mine import _ep, _oracle
 
 from rlm.errors import UsageError
 from rlm.fixtures.repo import write_repo

@@ -11,7 +11,7 @@ from pathlib import Path
 import httpx
 from typer.testing import CliRunner
 
-import repo_responders as R
+from tests import repo_responders as R
 from rlm.cli import app
 from rlm.corpus.walk import walk
 from rlm.fixtures.repo import write_repo

@@ -14,14 +14,14 @@ import pytest
 from rlm.errors import UsageError
 from rlm.models import config
 from rlm.models.registry import choose, resolve_model
+from rlm.testing.cli import run_cli  # in-process: a process per call costs seconds
 
 
 def rlm(*args, env=None, timeout=60):
     e = {k: v for k, v in os.environ.items()
          if k not in ("RLM_MODEL", "RLM_BASE_URL", "OPENAI_API_KEY")}
     e.update(env or {})
-    return subprocess.run([sys.executable, "-m", "rlm.cli", *args], capture_output=True, text=True,
-                          timeout=timeout, env=e, stdin=subprocess.DEVNULL)
+    return run_cli(*args, env=e)
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from fake_server import FakeServer, Reply, minimal_instance
+from rlm.testing import FakeServer, Reply, minimal_instance
 from rlm.errors import ModelCallError, ModelUnreachable, UsageError
 from rlm.models.base import Limits, Model
 from rlm.models.http_errors import _retry_after
@@ -455,7 +455,7 @@ def test_concurrent_fan_out(fake_server):
 
 def test_fake_server_as_script():
     port = free_port()
-    proc = subprocess.Popen([sys.executable, str(Path(__file__).with_name("fake_server.py")), "--port", str(port)],
+    proc = subprocess.Popen([sys.executable, "-m", "rlm.testing.fake_server", "--port", str(port)],
                             stdout=subprocess.PIPE, text=True)
     try:
         line = proc.stdout.readline().strip()

@@ -7,7 +7,7 @@ import re
 import anyio
 import pytest
 
-from fake_server import Reply
+from rlm.testing import Reply
 from rlm.api import AskOptions, ask_async
 from rlm.fixtures.log import write_log
 from rlm.fixtures.transcript import write_transcript
@@ -255,15 +255,14 @@ def test_reduce_stops_on_token_budget(tmp_path, fake_server):
 
 def test_sub_model_takes_the_map_calls_and_model_synthesises(tmp_path, fake_server):
     import json as _json
-    import subprocess
-    import sys
+
+    from rlm.testing.cli import run_cli
 
     p = _prose(tmp_path, planted={900: "The MIGRATION finished on Tuesday."})
     fake_server.on("MapResult", keyword_mapper("MIGRATION"))
     fake_server.on("AnswerResult", lambda r, t: {"answer": "The migration finished.", "cites": [1]})
-    r = subprocess.run([sys.executable, "-m", "rlm.cli", "ask", str(p), "when did it finish?",
-                        "--base-url", fake_server.url, "--model", "big-one", "--sub-model",
-                        "small-one", "--json"], capture_output=True, text=True, timeout=60)
+    r = run_cli("ask", str(p), "when did it finish?", "--base-url", fake_server.url, "--model",
+                "big-one", "--sub-model", "small-one", "--json")
     assert r.returncode == 0, r.stderr
     models = {(q["schema_name"], q["body"]["model"]) for q in fake_server.requests}
     assert models == {("MapResult", "small-one"), ("AnswerResult", "big-one")}

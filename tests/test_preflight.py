@@ -7,7 +7,7 @@ import socket
 import subprocess
 import sys
 
-from fake_server import FakeServer
+from rlm.testing import FakeServer
 
 
 def _dead_url() -> str:

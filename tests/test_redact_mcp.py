@@ -7,7 +7,7 @@ import json
 
 import anyio
 
-from mcp_harness import connect, structured
+from rlm.testing.mcp_client import connect, structured
 
 PLANTED = {"jane.doe@acme-corp.com", "4111 1111 1111 1111", "AKIAIOSFODNN7EXAMPLE"}
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import anyio
 import pytest
-from planted_secrets import KINDS, keyed_line, leaked, prose_line
+from tests.planted_secrets import KINDS, keyed_line, leaked, prose_line
 
 from rlm.api import AskOptions, ask_async
 from rlm.fixtures.log import write_log
@@ -91,7 +91,7 @@ def test_no_planted_kind_reaches_the_server(tmp_path, fake_server, strategy, que
 
 
 def test_no_planted_kind_reaches_the_server_from_mine_and_audit(tmp_path, fake_server):
-    import repo_responders as R
+    from tests import repo_responders as R
 
     from rlm.repo.audit import AuditOptions, audit
     from rlm.fixtures.repo import write_repo

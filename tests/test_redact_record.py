@@ -12,6 +12,7 @@ import subprocess
 import sys
 
 import pytest
+from rlm.testing.cli import run_cli  # in-process: a process per call costs seconds
 
 AWS = "AKIAIOSFODNN7EXAMPLE"
 BEARER = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJqYW5lIn0.c2lnbmF0dXJlMTIz"
@@ -25,8 +26,7 @@ QUESTION = (f"who used {AWS} with Authorization: Bearer {BEARER} and password={P
 def rlm(*args, env=None):
     e = {k: v for k, v in os.environ.items()
          if not k.startswith("RLM_REDACT") and k not in ("RLM_MODEL", "RLM_BASE_URL")}
-    return subprocess.run([sys.executable, "-m", "rlm.cli", *args], capture_output=True, text=True,
-                          timeout=120, env={**e, **(env or {})}, stdin=subprocess.DEVNULL)
+    return run_cli(*args, env={**e, **(env or {})})
 
 
 def corpus(tmp_path):
@@ -139,7 +139,7 @@ def test_a_secret_seen_once_in_context_is_masked_where_it_recurs():
 
 
 def test_an_api_key_echoed_by_the_server_never_reaches_record_or_output(tmp_path, fake_server):
-    from fake_server import Reply
+    from rlm.testing import Reply
 
     key = "sk-live-9f8e7d6c5b4a39281706"
     p = corpus(tmp_path)

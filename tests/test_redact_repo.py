@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-import repo_responders as R
+from tests import repo_responders as R
 from rlm.fixtures.repo import write_repo
 from rlm.repo.mine import MineOptions, mine
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from fake_server import FakeServer, prompt_text
+from rlm.testing import FakeServer, prompt_text
 from rlm.api import AskOptions, ask_async
 from rlm.fixtures.log import write_log
 from rlm.models.openai_compat import reset_mode_cache
@@ -216,12 +216,11 @@ def test_non_loopback_endpoint_defaults_to_redaction(tmp_path, monkeypatch):
 
 def _rlm(*args, env=None):
     import os
-    import subprocess
-    import sys
+
+    from rlm.testing.cli import run_cli
 
     e = {k: v for k, v in os.environ.items() if not k.startswith("RLM_REDACT")}
-    return subprocess.run([sys.executable, "-m", "rlm.cli", *args], capture_output=True, text=True,
-                          timeout=120, env={**e, **(env or {})}, stdin=subprocess.DEVNULL)
+    return run_cli(*args, env={**e, **(env or {})})
 
 
 def test_cli_flags_and_their_errors(tmp_path, server):

@@ -2,15 +2,15 @@
 name the file and line range in ask's ``coverage.chunks_failed`` shape; the run is recorded
 (`rlm runs`, `rlm show`), and `rlm resume` finishes it with calls only for what failed.
 
-Real subprocesses (`python -m rlm.cli`) against the real fake server (tests/fake_server.py)."""
+Real subprocesses (`python -m rlm.cli`) against the real fake server (rlm/testing/fake_server.py)."""
 
 from __future__ import annotations
 
 import json
 
-import repo_responders as R
-from test_mine import _oracle
-from test_store import cli_env, rlm
+from tests import repo_responders as R
+from tests.test_mine import _oracle
+from tests.test_store import cli_env, rlm
 
 from rlm.fixtures.repo import write_repo
 from rlm.schemas.report import FailedChunk

@@ -9,8 +9,8 @@ import re
 import anyio
 from typer.testing import CliRunner
 
-import repo_responders as R
-from fake_server import prompt_text
+from tests import repo_responders as R
+from rlm.testing import prompt_text
 from rlm.repo.audit import AuditOptions, audit
 from rlm.cli import app
 from rlm.engine.budget import Budget

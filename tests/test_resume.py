@@ -15,7 +15,7 @@ import time
 from collections import Counter
 
 import pytest
-from test_store import (
+from tests.test_store import (
     QUESTION,
     chunk_of,
     cli_env,
@@ -167,3 +167,40 @@ def test_resume_refuses_another_question(fake_server, tmp_path):
     assert p.returncode == 2 and "same question" in p.stderr
     p = rlm("resume", "no-such-run")
     assert p.returncode == 2 and "no recorded run" in p.stderr
+
+
+def test_a_run_is_resumed_once_at_a_time(fake_server, tmp_path):
+    corpus = write_corpus(tmp_path / "big.txt", lines=6000)
+    env = cli_env()
+    fake_server.on("MapResult", map_responder)
+    fake_server.fault("L003500 ", "500")
+    args = ["ask", str(corpus), QUESTION, "--strategy", "fanout", "--base-url", fake_server.url,
+            "--model", "fake", "--json"]
+    first = rlm(*args, env=env)
+    assert first.returncode == 3, first.stderr
+    run_id = json.loads(first.stdout)["run_id"]
+    fake_server.clear_faults()
+    release, hanging = threading.Event(), threading.Event()
+
+    def hang_then_answer(req, text):
+        hanging.set()
+        release.wait(60)
+        return map_responder(req, text)
+
+    fake_server.on("MapResult", hang_then_answer)
+    proc = subprocess.Popen([sys.executable, "-m", "rlm.cli", "resume", run_id, "--json"],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        _wait(hanging.is_set, 60, "the first resume to call the model")
+        second = rlm("resume", run_id, "--json", env=env)
+        assert second.returncode == 2, second.stderr
+        assert f"run {run_id} is being resumed already (pid {proc.pid})" in second.stderr
+        assert second.stdout == ""
+    finally:
+        release.set()
+        out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    assert json.loads(out)["coverage"]["complete"] is True
+    # the lock went with the first resume: resuming again is allowed (and all from cache)
+    third = rlm("resume", run_id, "--json", env=env)
+    assert third.returncode == 0, third.stderr

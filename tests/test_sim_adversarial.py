@@ -7,14 +7,10 @@ instructions, every failure named in coverage, the run inside its budget."""
 from __future__ import annotations
 
 import os
-import sys
 
 import anyio
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)
 
 from evals import suites  # noqa: E402
 from evals.adversarial import REPO_PLANTS, oolong_copy, sniah_copy  # noqa: E402
@@ -165,7 +161,7 @@ def test_a_reader_that_extracts_no_record_gives_no_exact_zero(tmp_path):
     gave no record, when code learned no item shape, is now unknown: a range, incomplete."""
     from rlm.api import AskOptions, ask_async
     from rlm.models.openai_compat import OpenAICompatModel, reset_mode_cache
-    from fake_server import FakeServer
+    from rlm.testing import FakeServer
 
     p = tmp_path / "records.txt"
     truth = write_oolong(p, records=40, seed=5)

@@ -6,14 +6,10 @@ Code's exact aggregates never go through a model's words at all."""
 from __future__ import annotations
 
 import os
-import sys
 
 import anyio
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)
 
 from evals import sim_suite as S  # noqa: E402
 from evals.sim.key import Item, QuestionKey, SimKey  # noqa: E402

@@ -5,14 +5,10 @@ the adversarial reader's obedience to planted instructions never becomes a verif
 from __future__ import annotations
 
 import os
-import sys
 
 import anyio
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)
 
 from evals import sim_suite as S  # noqa: E402
 from rlm.errors import UsageError  # noqa: E402

@@ -21,6 +21,7 @@ from rlm.models.openai_compat import OpenAICompatModel, reset_mode_cache
 from rlm.render.progress import Progress
 from rlm.schemas.calls import MapResult
 from rlm.store import CallCache, RunStore, redact_argv
+from rlm.testing.cli import run_cli
 
 QUESTION = "which lines mention the gamma relay?"
 EXCERPT = re.compile(r"Excerpt \(([^)]*)\)")
@@ -72,8 +73,8 @@ def cli_env(**extra: str) -> dict:
 
 
 def rlm(*args: str, env: dict | None = None, timeout: float = 30) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "rlm.cli", *args], env=env or cli_env(),
-                          capture_output=True, text=True, timeout=timeout, check=False)
+    """`rlm ARGS` in this process (rlm.testing.cli), with the environment a subprocess would get."""
+    return run_cli(*args, env=env or cli_env())
 
 
 # ------------------------------------------------------------------------------- call cache

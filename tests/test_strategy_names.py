@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
 import sys
 
 import pytest
@@ -15,16 +14,13 @@ import pytest
 from fixtures.repo import write_repo
 from rlm.fixtures.log import write_log
 from rlm.store.runs import RunStore
+from rlm.testing.cli import run_cli
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)
 
 
 def rlm(*args, timeout=120):
     env = {k: v for k, v in os.environ.items() if k not in ("RLM_MODEL", "RLM_BASE_URL")}
-    return subprocess.run([sys.executable, "-m", "rlm.cli", *args], capture_output=True,
-                          text=True, timeout=timeout, env=env, stdin=subprocess.DEVNULL)
+    return run_cli(*args, env=env)
 
 
 def recorded(run_id: str) -> tuple[dict, list[str], dict]:
@@ -125,7 +121,7 @@ def test_a_direct_read_the_server_refuses_is_recorded_as_the_fanout_it_became(tm
     is read as a fan-out: a second gate event, the report and the run record say fanout."""
     import anyio
 
-    from fake_server import Reply, default_responder, prompt_text
+    from rlm.testing import Reply, default_responder, prompt_text
     from rlm.api import AskOptions, ask_async
     from rlm.models.openai_compat import OpenAICompatModel, reset_mode_cache
 
@@ -160,7 +156,7 @@ def test_sub_model_and_redact_report_mean_the_same_on_audit_and_mine(tmp_path, f
                                                                      command):
     """--sub-model takes the sub-calls of audit and mine as it does ask's map calls, and
     --redact-report masks their report like ask's."""
-    import repo_responders as R
+    from tests import repo_responders as R
 
     root = tmp_path / "repo"
     write_repo(root)

@@ -36,18 +36,18 @@ def masked(line: str) -> str:
      "mod_jk child", "error", None),
     ("081109 203615 148 INFO dfs.DataNode$PacketResponder: PacketResponder 1 for block blk_1",
      "PacketResponder 1", "INFO", "dfs.DataNode$PacketResponder:"),
-    ("- 1117838570 2005.06.03 R02-M1-N0-C:J12-U11 2005-06-03-15.42.50.675872 R02-M1-N0-C:J12-U11"
-     " RAS KERNEL FATAL data TLB error interrupt", "data TLB", "FATAL", "RAS KERNEL"),
+    (("- 1117838570 2005.06.03 R02-M1-N0-C:J12-U11 2005-06-03-15.42.50.675872 R02-M1-N0-C:J12-U11"
+     " RAS KERNEL FATAL data TLB error interrupt"), "data TLB", "FATAL", "RAS KERNEL"),
     ("03-17 16:13:38.811  1702  2395 E WindowManager: Failure taking screenshot",
      "Failure taking", "E", "WindowManager:"),
-    ("2015-07-29 17:41:44,747 - WARN  [QuorumPeer[myid=1]/0:0:0:0:0:0:0:0:2181:Learner@233] - "
-     "Exception when following the leader", "Exception when", "WARN", None),
+    (("2015-07-29 17:41:44,747 - WARN  [QuorumPeer[myid=1]/0:0:0:0:0:0:0:0:2181:Learner@233] - "
+     "Exception when following the leader"), "Exception when", "WARN", None),
     ("2016-09-28 04:30:30, Info                  CBS    Loaded Servicing Stack v6.1",
      "CBS    Loaded", "Info", None),
     ("[10.30 16:49:06] chrome.exe - proxy.example.org:5070 open through proxy", "proxy.example",
      None, "chrome.exe"),
-    ("2015-10-18 18:01:47,978 INFO [RMCommunicator Allocator] org.apache.hadoop.Client: "
-     "Address change detected", "Address change", "INFO", "org.apache.hadoop.Client:"),
+    (("2015-10-18 18:01:47,978 INFO [RMCommunicator Allocator] org.apache.hadoop.Client: "
+     "Address change detected"), "Address change", "INFO", "org.apache.hadoop.Client:"),
 ])
 def test_header_is_parsed_apart_in_common_formats(line, message, level, component):
     head = split_header(masked(line))
@@ -113,6 +113,21 @@ def test_day_and_month_names_do_not_split_an_event(tmp_path):
     assert len(got) == 2, list(got)
 
 
+def test_values_that_vary_together_are_variables(tmp_path):
+    """No two lines are equal but one word (user, file, tool and host all change together):
+    the columns still show four variables beside three constant words."""
+    names = ["alba", "bruno", "chen", "dara", "emil", "farah", "gus", "hana", "ivo", "jun",
+             "kofi", "lena", "mo", "nils", "oona", "pia", "quinn", "rui", "sven", "tove"]
+    lines = [f"2024-01-01 00:00:{i % 60:02d} INFO [main] app.Svc: user {names[i % 20]} opened "
+             f"{names[(i * 3 + 1) % 20]}doc with {names[(i * 7 + 2) % 20]}tool and "
+             f"{names[(i * 11 + 5) % 20]}host" for i in range(40)]
+    lines.append("2024-01-01 00:01:00 ERROR [main] app.Svc: user store unreachable")
+    out = json.loads(rlm("templates", str(_write(tmp_path / "svc.log", lines)), "--json").stdout)
+    got = _by_template(out)
+    assert got["user <*> opened <*> with <*> and <*>"]["count"] == 40
+    assert got["user store unreachable"]["count"] == 1 and len(got) == 2
+
+
 def test_assign_writes_one_id_per_line_matching_the_table(tmp_path):
     log = _sshd_log(tmp_path)
     dest = tmp_path / "ids.txt"
@@ -161,6 +176,21 @@ def test_last_line_and_slot_values_across_many_blocks(tmp_path):
         assert values == [(7, ("db-1",)), (20_003, ("db-0",))]
 
 
+def test_a_folder_is_one_table_with_each_line_in_its_file(tmp_path):
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    lines = _sshd_log(tmp_path).read_text().splitlines()
+    (folder / "a.log").write_text("\n".join(lines[:100]) + "\n")
+    (folder / "b.log").write_text("\n".join(lines[100:]) + "\n")
+    out = json.loads(rlm("templates", str(folder), "--json").stdout)
+    assert out["paths"] == ["a.log", "b.log"] and out["lines"] == 181
+    fatal = _by_template(out)["fatal: Write failed: Connection reset by peer"]
+    assert fatal["first_line"] == 181 and fatal["first"] == {"path": "b.log", "line": 81}
+    invalid = _by_template(out)["Invalid user <*> from <*>"]
+    assert invalid["first"] == {"path": "a.log", "line": 1}
+    assert invalid["last"] == {"path": "b.log", "line": 178 - 100}
+
+
 def test_bad_input_is_one_line_and_exit_2(tmp_path):
     r = rlm("templates", str(tmp_path / "nope.log"))
     assert r.returncode == 2 and "Traceback" not in r.stderr
@@ -168,3 +198,22 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path):
     log = _sshd_log(tmp_path)
     r = rlm("templates", str(log), "--assign", str(tmp_path / "no-such-dir" / "ids.txt"))
     assert r.returncode == 2 and "cannot write" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_table_for_gives_kind_rows_and_every_line_of_chosen_rows(tmp_path):
+    """The matcher's interface (rlm.strategies.counting): rows commonest first, then every
+    line of the chosen kinds in file order, within a window's ranges when given."""
+    from rlm.corpus.templates import table_for
+
+    log = _sshd_log(tmp_path)
+    with TextSource.open(str(log)) as src:
+        t = table_for(src)
+        rows = [r for r in t.rows if r.text.startswith("Failed password")]
+        assert [r.count for r in rows] == [60]
+        got = list(t.lines_of(rows))
+        assert [n for n, _, _ in got] == list(range(2, 180, 3))
+        assert all("Failed password" in text for _, text, _ in got)
+        window = table_for(src, [(10, 30)])
+        rows = [r for r in window.rows if r.text.startswith("Failed password")]
+        assert sum(r.count for r in rows) == 7
+        assert [n for n, _, _ in window.lines_of(rows)] == list(range(11, 30, 3))

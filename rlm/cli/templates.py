@@ -36,8 +36,7 @@ def templates_cmd(
             table = build_table(src)
             if assign is not None:
                 _write_assignment(table, src, assign)
-            paths = [s.display for s in srcs]
-            return table_json(table, paths) if json_out else table_text(table, src)
+            return table_json(table, src) if json_out else table_text(table, src)
         finally:
             corpus.close()
 

@@ -122,6 +122,15 @@ def fixture_repo(path: Path, seed: int = typer.Option(7, "--seed")) -> None:
               f"{str(path).rstrip('/')}.truth.json")
 
 
+@fixture_app.command("links")
+def fixture_links(path: Path) -> None:
+    """A small repository whose names collide on purpose, with every true test -> definition link."""
+    from rlm.fixtures.links import write_links_repo
+
+    key = _run(lambda: write_links_repo(path))
+    err.print(f"wrote {path}/ and {key}")
+
+
 # ------------------------------------------------------------------ repository recipes (audit, mine)
 
 

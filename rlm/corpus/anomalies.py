@@ -15,8 +15,10 @@ above it reports), or when it has no level beyond warning and its message has fa
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 
+from rlm.corpus.header import host_of
 from rlm.corpus.logset import where
 from rlm.corpus.severity import ERROR_RANK
 from rlm.corpus.templates import EventKind, settle
@@ -25,6 +27,7 @@ WARN_RANK = 4
 _STRONG = {"fatal", "panic", "panicked", "segfault", "segmentation fault", "oom", "out of memory",
            "killed", "crash", "crashed", "crashes", "corrupt", "corrupted", "corruption", "deadlock"}
 _WORD = re.compile(r"[A-Za-z][A-Za-z-]+")
+HOSTS_MAX_BYTES = 64 << 20  # hosts are counted (one more pass) on files up to this size
 DUMP_WORDS = 4  # a message of at most this many words, ending in a value, with no failure word
 
 
@@ -64,13 +67,16 @@ class KindRow:
     rules: list[str] = field(default_factory=list)  # the profile rules that picked it
     whys: list[str] = field(default_factory=list)
     examples: list[tuple[str, int, str]] = field(default_factory=list)  # (path, line, text)
+    hosts: list[tuple[str, int]] = field(default_factory=list)  # exact, commonest first
 
     def as_dict(self) -> dict:
         k = self.kind
         return {"id": k.id, "template": k.template, "severity": self.severity,
                 "failure": self.failure, "count": k.count, "first_line": k.first_line,
                 "last_line": k.last_line, "first_seen": k.first_seen, "last_seen": k.last_seen,
-                "where": [[c, n] for c, n in k.components[:3]], "rules": self.rules,
+                "where": [[w, n] for w, n in (self.hosts or k.components)[:3]],
+                "hosts": [[h, n] for h, n in self.hosts[:3]],
+                "components": [[c, n] for c, n in k.components[:3]], "rules": self.rules,
                 "examples": [{"path": p, "line": n, "text": t} for p, n, t in self.examples]}
 
 
@@ -87,7 +93,7 @@ def _order(row: KindRow) -> tuple:
     return (not row.failure, rank, -k.count, -len(set(row.rules)), k.first_line)
 
 
-def rank_kinds(prof, src, examples: int = 3) -> list[KindRow]:
+def rank_kinds(prof, src, examples: int = 3, hosts_for: int = 12) -> list[KindRow]:
     """The profile's picked kinds and every kind that reports a failure (however common:
     80 `Got exception while serving` warnings are one row), ranked, with up to `examples`
     example lines each."""
@@ -108,11 +114,29 @@ def rank_kinds(prof, src, examples: int = 3) -> list[KindRow]:
             rows[k.id] = KindRow(k, severity_label(k), True, ["failure"],
                                  ["reports a failure: " + severity_label(k)])
     out = sorted(rows.values(), key=_order)
+    whole = prof.table is not None and prof.table.counter is not None \
+        and prof.table.counter.counted is None  # not a time window's lines
+    if whole and src.size <= HOSTS_MAX_BYTES:
+        count_hosts(src, prof.table, out[:hosts_for])
     for row in out:
         for ln in row.kind.examples[:examples]:
             f, local = where(src, ln)
             row.examples.append((f.display, local, src.line(ln, 400)))
     return out
+
+
+def count_hosts(src, table, rows: list[KindRow]) -> None:
+    """Each row's hosts (the node or host its lines' headers name), counted exactly over
+    every line of its kind: one more pass over the file."""
+    want = {r.kind.id: Counter() for r in rows}
+    for n, tid in enumerate(table.assign(src), 1):
+        c = want.get(tid)
+        if c is not None:
+            host = host_of(src.line(n, 400))
+            if host:
+                c[host] += 1
+    for r in rows:
+        r.hosts = want[r.kind.id].most_common()
 
 
 def failure_lines(table, src) -> tuple[list[int], list[EventKind]]:

@@ -15,8 +15,8 @@ level and thread do not: they vary within one event.
 from __future__ import annotations
 
 import re
-from itertools import islice
 from dataclasses import dataclass
+from itertools import islice
 
 LEVELS = {
     "EMERG": 0, "EMERGENCY": 0, "PANIC": 0, "FATAL": 0, "ALERT": 1, "CRIT": 2, "CRITICAL": 2,
@@ -35,6 +35,7 @@ _BRACKETS = r"\[(?:[^\[\]]++|\[[^\[\]]*+\])*+\]"  # a bracket group, one level o
 _UNIT = re.compile(rf"(?:{_BRACKETS}|[^\s|\[]+)+|\|")  # words and bracket groups written together, or a pipe
 _LOGGER = re.compile(r"[A-Za-z_][\w$-]*(?:\.[\w$-]+)+")  # nova.compute.manager
 _FIELD = re.compile(r"[A-Z0-9_#][A-Z0-9_#.:-]*")  # NULL, RAS, KERNEL, #: header fields, not words
+_LABEL = re.compile(r"[A-Z_]+")  # an alert category, NULL, RAS: a field, not a host
 HEAD_UNITS = 12
 MASK_TEXT = re.compile(r"[A-Za-z0-9_.:+-]*[0-9][A-Za-z0-9_.:+-]*|\b[0-9a-fA-F]{8,}\b")  # rlm.corpus.mask's rule  # units of a line searched for a header
 
@@ -83,6 +84,26 @@ def message_start(raw: str) -> int:
         if k + 1 == head.units:
             return m.end()
     return 0
+
+
+def host_of(raw: str) -> str | None:
+    """The host (node) a raw line's header names, or None: the first header unit with a
+    letter that is not a month or day name, a level, a component (`name:`, the `program -`),
+    a bracket group, a one-letter logcat level or an upper-case label (`KERNDTLB`, `NULL`,
+    `RAS`): `LabSZ`, `R02-M1-N0-C:J12-U11`, `dn228`."""
+    masked = MASK_TEXT.sub("#", raw[:400])
+    head = split_header(masked)
+    comp = head.component
+    for k, m in enumerate(islice(_UNIT.finditer(raw), head.units)):
+        unit = m.group(0)
+        if (len(unit) < 2 or unit[0] == "[" or unit.endswith(":") or unit in CALENDAR
+                or unit.upper() in LEVELS or not any(c.isalpha() for c in unit)
+                or _LABEL.fullmatch(unit)):
+            continue
+        if comp is not None and MASK_TEXT.sub("#", unit) in comp.split():
+            continue
+        return unit
+    return None
 
 
 def _split(units: list[tuple[int, int, str]]) -> Header:

@@ -179,6 +179,15 @@ def _read_ignore_file(path: Path) -> list[str]:
         return []
 
 
+def _is_plain_file(path: Path) -> bool:
+    """A regular file, not a symlink; False when it cannot even be looked at (an unreadable
+    folder: the folder itself is then skipped and named by the walk, never an abort)."""
+    try:
+        return path.is_file() and not path.is_symlink()
+    except OSError:
+        return False
+
+
 def count_files(path: Path) -> int:
     """Files below a folder (symlinks count as entries, never followed)."""
     n = 0
@@ -196,13 +205,13 @@ def _fs_listing(root: Path, result: Listing) -> list[str]:
     are added to result.skipped, ignored files counted in result.ignored_count."""
     rules = _IgnoreRules()
     exclude = root / ".git" / "info" / "exclude"
-    if exclude.is_file():
+    if _is_plain_file(exclude):
         rules.load("", _read_ignore_file(exclude))
     listed: list[str] = []
 
     def visit(abs_dir: Path, rel_dir: str) -> None:
         gi = abs_dir / ".gitignore"
-        if gi.is_file() and not gi.is_symlink():
+        if _is_plain_file(gi):
             rules.load(rel_dir, _read_ignore_file(gi))
         try:
             with scan_folder(abs_dir) as it:

@@ -79,6 +79,8 @@ def where(src: TextSource | LogSet, n: int) -> tuple[TextSource, int]:
 def open_gz(root, skipped: list) -> tuple[list[tuple[str, TextSource]], list]:
     """The walker skips `.gz` files as binary; a folder of logs reads them decompressed
     (line numbers refer to the decompressed text). Returns (opened, still skipped)."""
+    from dataclasses import replace
+
     from rlm.errors import UsageError
 
     opened, rest = [], []
@@ -89,7 +91,8 @@ def open_gz(root, skipped: list) -> tuple[list[tuple[str, TextSource]], list]:
                 src.display = s.path
                 opened.append((s.path, src))
                 continue
-            except UsageError:
-                pass
+            except UsageError as e:
+                if "spool cap" in str(e):  # text we should have read: coverage is incomplete
+                    s = replace(s, reason=f"unreadable: {e}")
         rest.append(s)
     return opened, rest

@@ -108,6 +108,39 @@ def _variable(values: set[str]) -> bool:
     return len(values) >= PLAIN_VALUES
 
 
+ABSORB_TRIES = 64  # shorter templates tried per first word when absorbing a longer one
+WIDE = 16  # distinct values at one position, among shapes that begin alike: a variable
+
+
+def _widen(keys: set[tuple[str, ...]]) -> dict[tuple[str, ...], tuple[str, ...]]:
+    """Values that vary together (`user alice opened f1 with x and y`: every shape differs
+    in four places, so no two are equal but one) are found by columns: among the shapes of
+    one separator pattern that begin with the same word, a position that takes WIDE or more
+    values, beside a position that stays the same on nearly all of them, is a variable."""
+    out = {k: k for k in keys}
+    buckets: dict[str, list[tuple[str, ...]]] = defaultdict(list)
+    for k in keys:
+        buckets[k[0]].append(k)
+    for members in buckets.values():
+        if len(members) < WIDE:
+            continue
+        width = len(members[0])
+        values = [defaultdict(int) for _ in range(width)]
+        for k in members:
+            for i, tok in enumerate(k):
+                values[i][tok] += 1
+        steady = [i for i in range(1, width)
+                  if max(values[i].values()) >= 0.9 * len(members) and VAR not in values[i]]
+        wide = [i for i in range(1, width) if len(values[i]) >= WIDE]
+        if not steady or not wide:
+            continue
+        for k in members:
+            new = tuple(VAR if i in wide else tok for i, tok in enumerate(k))
+            if _constants(new) >= MIN_CONSTANTS:
+                out[k] = new
+    return out
+
+
 def _merge_group(keys: set[tuple[str, ...]],
                  floor: int = MIN_CONSTANTS) -> dict[tuple[str, ...], tuple[str, ...]]:
     """Token tuples (one separator pattern) -> their template, to a fixed
@@ -189,6 +222,9 @@ def _absorb(events: list[Event]) -> dict[int, int]:
         if VAR in ev.tokens and _constants(ev.tokens) >= MIN_CONSTANTS:
             first = next(t for t in ev.tokens if t and t != VAR)
             by_first[first].append(i)
+    for lst in by_first.values():  # the commonest first; a bounded number tried per token
+        lst.sort(key=lambda i: -events[i].count)
+        del lst[ABSORB_TRIES:]
     into: dict[int, int] = {}
     pieces: dict[int, list[str]] = {}
     for b in sorted(range(len(events)), key=lambda k: -len(events[k].tokens)):
@@ -216,8 +252,10 @@ def mine(shapes: dict[bytes, int]) -> tuple[list[Event], dict[bytes, int]]:
         groups[p.seps].add(p.tokens)
     roots: dict[tuple, tuple[str, ...]] = {}
     for seps, keys in groups.items():
-        for k, r in _merge_group(keys).items():
-            roots[(seps, k)] = r
+        wide = _widen(keys)
+        merged = _merge_group(set(wide.values()))
+        for k in keys:
+            roots[(seps, k)] = merged[wide[k]]
     events: list[Event] = []
     index: dict[tuple, int] = {}
     of_shape: dict[bytes, int] = {}

@@ -13,12 +13,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from rlm.corpus.counter import BlockReader, count_source
-from rlm.corpus.templates import EventKind, TemplateTable, by_kind, settle, table_from_counter
 from rlm.corpus.logset import LogSet
 from rlm.corpus.records import to_records
 from rlm.corpus.severity import ERROR_RANK, severity
 from rlm.corpus.signals import RULES, Pick, rate_rules, template_rules
 from rlm.corpus.source import TextSource
+from rlm.corpus.templates import EventKind, TemplateTable, by_kind, settle, table_from_counter
 
 
 @dataclass

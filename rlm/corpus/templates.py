@@ -10,7 +10,6 @@ LogSet (rlm.corpus.logset.where maps them to a file and its own line).
 from __future__ import annotations
 
 import copy
-import re
 from array import array
 from collections import defaultdict
 from collections.abc import Iterator
@@ -20,8 +19,8 @@ from rlm.corpus.counter import BlockReader, TemplateCounter, count_source, read_
 from rlm.corpus.header import message_start
 from rlm.corpus.mask import mask_block
 from rlm.corpus.miner import VAR, Event, mine
-from rlm.corpus.severity import lexicon_words, severity_name
-from rlm.corpus.timeparse import parser_for, time_text
+from rlm.corpus.severity import lexicon_words, severity, severity_name
+from rlm.corpus.timeparse import parser_for, text_reader_for
 
 KEEP = 20  # example line numbers kept per event kind
 
@@ -137,8 +136,13 @@ def _kind(ev: Event, tid: int, counts: dict[bytes, list]) -> EventKind:
     comps = sorted(ev.components.items(), key=lambda kv: -kv[1])
     level = max(ev.levels.items(), key=lambda kv: kv[1])[0] if ev.levels else None
     text = ev.text()
+    rank = ev.rank
+    if rank is None:  # a level the header scan does not read: `<3>`, JSON's "level": "error"
+        ranks = [r for s in ev.shapes[:8] if (r := severity(s.decode("utf-8", "replace")))
+                 is not None]
+        rank = min(ranks) if ranks else None
     return EventKind(tid, text, ev.count, lines[0] if lines else 0, lines[-1] if lines else 0,
-                     rank=ev.rank, level=level, failure_words=lexicon_words(text),
+                     rank=rank, level=level, failure_words=lexicon_words(text),
                      components=comps, examples=lines[:KEEP], shapes=ev.shapes,
                      slots=text.count(VAR))
 
@@ -181,13 +185,15 @@ def _last_sightings(src, tc: TemplateCounter, kinds: list[EventKind]) -> None:
         return  # no per-block record: the last kept example stands
     by_block: dict[int, list[EventKind]] = defaultdict(list)
     for k in kinds:
-        by_block[max(tc.series[s][0][-1] for s in k.shapes if s in tc.series)].append(k)
+        bid = max((tc.series[s][0][-1] for s in k.shapes if s in tc.series), default=None)
+        if bid is not None:
+            by_block[bid].append(k)
     reader = BlockReader(_paths(src), tc, max_blocks=0)
-    for bid, kinds in by_block.items():
+    for bid, in_block in by_block.items():
         rows = reader.masked_rows(bid)
         last = {r: i for i, r in enumerate(rows)}  # each shape's last row in the block
         base = tc.block_line[bid]
-        for k in kinds:
+        for k in in_block:
             at = max((last[s] for s in k.shapes if s in last), default=None)
             if at is not None:
                 k.last_line = max(k.last_line, base + at + 1)
@@ -224,10 +230,59 @@ def by_kind(tc: TemplateCounter, table: TemplateTable) -> tuple[TemplateCounter,
 def _times(src, lines: int, kinds: list[EventKind]) -> None:
     """First and last time of each kind, read from its first and last line in the log's own
     time format."""
-    parse = parser_for([src.line(n, 400) for n in range(1, min(50, lines) + 1)])
+    sample = [src.line(n, 400) for n in range(1, min(50, lines) + 1)]
+    parse, text = parser_for(sample), text_reader_for(sample)
     for k in kinds:
         if k.first_line:
             first, last = src.line(k.first_line, 400), src.line(k.last_line, 400)
             k.first_time, k.last_time = parse(first), parse(last)
             if k.first_time is not None:
-                k.first_seen, k.last_seen = time_text(first), time_text(last)
+                k.first_seen, k.last_seen = text(first), text(last)
+
+
+# -- the interface a log question is matched through (rlm.pipeline.strategies.counting) -----------------
+@dataclass
+class Row:
+    id: str  # "t<kind id>"
+    text: str  # the template in words, variables as <*> (the message, the header apart)
+    count: int
+    first_line: int
+    key: int  # the kind id (how lines_of recognises its lines)
+
+
+class KindTable:
+    """The event kinds of one file, or of its lines in `ranges` (a time window), as rows to
+    match a question against (commonest first), and every line of chosen rows."""
+
+    def __init__(self, src, ranges: list[tuple[int, int]] | None = None):
+        self.src, self.ranges = src, ranges
+        self.table = build_table(src, line_ranges=ranges, exact_last=False)
+        self.rows = sorted((Row(f"t{k.id}", k.template, k.count, k.first_line, k.id)
+                            for k in self.table.templates), key=lambda r: (-r.count, r.first_line))
+        self.overflow = self.table.overflow
+
+    def lines_of(self, rows: list[Row]) -> Iterator[tuple[int, str, Row]]:
+        """(line number, text, row) of every line of these rows' kinds, in file order."""
+        by_id = {r.key: r for r in rows}
+        src, of = self.src, self.table.of_shape
+        for first, last in self.ranges or [(1, src.line_count)]:
+            if last < first:
+                continue
+            a = src.offsets[first - 1]
+            b = src.offsets[last] if last < src.line_count else src.size
+            ln = first
+            for _, block in read_blocks(src.path, a, b):
+                raw = block.split(b"\n")
+                masked = mask_block(block).split(b"\n")
+                if block.endswith(b"\n"):
+                    raw.pop()
+                    masked.pop()
+                for i, m in enumerate(masked):
+                    row = by_id.get(of.get(m, 0))
+                    if row is not None:
+                        yield ln + i, raw[i].decode("utf-8", "replace").rstrip("\r"), row
+                ln += len(masked)
+
+
+def table_for(src, ranges: list[tuple[int, int]] | None = None) -> KindTable:
+    return KindTable(src, ranges)

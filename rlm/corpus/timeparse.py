@@ -129,17 +129,37 @@ def line_format(line: str) -> str | None:
     return ("json:" + got[0]) if line.lstrip().startswith("{") and _json_field(line) else got[0]
 
 
-def time_text(line: str) -> str | None:
-    """The line's timestamp as the file writes it, or None; a written date and time rather
-    than an epoch number beside it (BGL: `2005-06-11-17.32.07`, not `1118536327`)."""
+def _written(line: str) -> tuple[str, re.Match] | None:
+    """The format and match of the line's timestamp as written: a date and time rather than
+    an epoch number beside it (BGL: `2005-06-11-17.32.07`, not `1118536327`)."""
     got = _find(line)
     if got and got[0].startswith("epoch"):
         head = line[:HEAD]
-        spans = [m for name, rx in FORMATS if not name.startswith("epoch")
+        spans = [(name, m) for name, rx in FORMATS if not name.startswith("epoch")
                  and (m := rx.search(head))]
         if spans:
-            return min(spans, key=lambda m: m.start()).group(0).strip()
+            return min(spans, key=lambda nm: nm[1].start())
+    return got
+
+
+def time_text(line: str) -> str | None:
+    """The line's timestamp as the file writes it, or None."""
+    got = _written(line)
     return got[1].group(0).strip() if got else None
+
+
+def text_reader_for(samples: list[str]):
+    """A time_text for one log: its commonest written format first (one regex a line)."""
+    names = [got[0] for s in samples if (got := _written(s))]
+    if not names:
+        return time_text
+    rx = _BY_NAME[max(set(names), key=names.count)]
+
+    def read(line: str) -> str | None:
+        m = rx.search(line, 0, HEAD)
+        return m.group(0).strip() if m else time_text(line)
+
+    return read
 
 
 def as_datetime(t: float | None) -> datetime | None:

@@ -39,6 +39,7 @@ class Unit:
     path: str
     line_start: int = 0
     line_end: int = 0
+    piece: tuple[int, int] | None = None  # byte range, when the unit is part of one long line
 
 
 class Ledger:
@@ -76,8 +77,10 @@ class Ledger:
 
 
 def failed_unit(unit: Unit, status: Status, reason: str | None) -> FailedChunk:
+    a, b = unit.piece or (None, None)
     return FailedChunk(chunk=unit.id, path=unit.path, line_start=unit.line_start,
-                       line_end=unit.line_end, reason=reason or status.value, status=status.value)
+                       line_end=unit.line_end, reason=reason or status.value, status=status.value,
+                       byte_start=a, byte_end=b)
 
 
 def failed_parts(unit_id: str, parts: list[tuple[str, int, int]], status: Status,
@@ -148,6 +151,8 @@ def failed_list(failed: list[FailedChunk], limit: int = MAX_LISTED_FAILED) -> st
         a, b = r[0], r[-1]
         ids = a.chunk if len(r) == 1 else f"{a.chunk}-{b.chunk} ({len(r)} chunks)"
         rng = f":{a.line_start}-{b.line_end}" if a.line_start else ""
+        if len(r) == 1 and a.byte_start is not None:  # a piece of one over-long line
+            rng += f" bytes {a.byte_start}-{a.byte_end}"
         parts.append(f"{ids} {a.path}{rng} ({a.reason})")
     s = "; ".join(parts)
     if len(runs) > limit:

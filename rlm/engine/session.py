@@ -37,6 +37,7 @@ from rlm.engine.call import on_rejected
 from rlm.models.base import Model
 from rlm.engine.preflight import check_endpoints
 from rlm.engine.events import Event, Rejected, Scan, Sink
+from rlm.engine import window
 from rlm.engine.options import RunOptions
 
 
@@ -97,6 +98,7 @@ class Session:
                     model = _resolve(opts.model, opts)
                 if opts.sub_model:
                     sub = _resolve(opts.sub_model, opts)
+                window.check_question([model, sub], question, opts.usable_fraction)
                 if own and not opts.dry_run:  # the server first, then the (maybe huge) corpus
                     with pre:
                         await check_endpoints(model)

@@ -83,3 +83,27 @@ def window_chars(model: Model | None, usable_fraction: float, override: int | No
         return max(lo, min(hi, int((8192 * usable_fraction - PROMPT_OVERHEAD_TOKENS)
                                    * CODE_CHARS_PER_TOKEN)))
     return max(lo, min(hi, size_window([model], usable_fraction).chars()))
+
+
+QUESTION_SHARE = 0.5  # of a call's window: the rest must stay for the material it reads
+
+
+def check_question(models: Sequence[Model], question: str | None, usable_fraction: float) -> None:
+    """Refuse, before any call, a question too long for the model's window: it goes into every
+    call, so each would fail (a 131k-character question made 123 calls, all HTTP 400)."""
+    from rlm.engine import fit
+    from rlm.errors import UsageError
+    from rlm.models.profile import profile_of
+
+    reading = [m for m in dict.fromkeys(models) if m is not None and profile_of(m).tier != "none"]
+    if not question or not reading:
+        return  # code only: no call carries the question
+    win = size_window(reading, usable_fraction)
+    limit = int(win.tokens * QUESTION_SHARE)
+    need = max(fit.estimate(m, question) for m in reading)
+    if need > limit:
+        ctx = min((m.context_tokens or 8192) for m in reading)
+        raise UsageError(
+            f"the question is ~{need:,} tokens ({len(question):,} characters), but a call to "
+            f"the model ({ctx:,}-token context, {win.tokens:,} usable) can give it at most "
+            f"{limit:,} and keep room for the text it reads: shorten the question")

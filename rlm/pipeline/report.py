@@ -35,6 +35,7 @@ def build(ctx: Context, res: Result) -> Report:
                                  endpoints=endpoint_usage(s.model, s.sub)))
     if res.reduce is not None:
         rep.reduce = res.reduce
+    rep.event_kinds = res.event_kinds  # rlm.corpus.anomalies (profile runs)
     rep.aggregate = getattr(res, "aggregate", None)  # rlm.pipeline.aggregate_map (counting questions)
     rep.matched = res.matched
     # how code read the question (an aggregate's records are read by a model: not said here)

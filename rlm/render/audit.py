@@ -69,7 +69,7 @@ def _module_map(rep: AuditReport) -> list[str]:
 def _findings(rep: AuditReport, link_base: str) -> list[str]:
     a = rep.audit
     out: list[str] = []
-    verified = [f for f in rep.findings if f.status != "rejected"]
+    verified = [f for f in rep.findings if f.status != "rejected" and f.verified]
     out.append("## Findings by module")
     if not verified:
         out.append("_No finding could be verified._")
@@ -100,6 +100,21 @@ def _findings(rep: AuditReport, link_base: str) -> list[str]:
     else:
         out.append("_No verified risk._")
     return out
+
+
+def _inferred_links(rep: AuditReport) -> list[str]:
+    """Test links code could not resolve: counted, a few shown, all in the JSON."""
+    lk = rep.audit.links
+    out = [f"## Test links: {lk.verified} verified, {lk.inferred} inferred, {lk.rejected} rejected",
+           "A test's call is **verified** only when code resolved it through imports and types; "
+           "**inferred** calls are named like package definitions but their receiver is not known "
+           "(not facts); **rejected** calls were named alike but code showed a builtin, an outside "
+           "name or the test's own helper runs."]
+    inferred = [f for f in rep.findings if f.label == "test_inferred"]
+    block = [f"- {_cell(f.claim, 200)} — `{f.evidence_path}`" for f in inferred[:12]]
+    if len(inferred) > 12:
+        block.append(f"- … and {len(inferred) - 12} more inferred link(s) (see the JSON report)")
+    return out + (["\n".join(block)] if block else [])
 
 
 def _rejected_and_rounds(rep: AuditReport) -> list[str]:
@@ -149,5 +164,5 @@ def _coverage(rep: AuditReport) -> list[str]:
 
 def audit_markdown(rep: AuditReport, link_base: str = "") -> str:
     out = (_head(rep) + _module_map(rep) + _findings(rep, link_base) + views_markdown(rep.views)
-           + _rejected_and_rounds(rep) + _coverage(rep))
+           + _inferred_links(rep) + _rejected_and_rounds(rep) + _coverage(rep))
     return "\n\n".join(out) + "\n"

@@ -29,14 +29,16 @@ def kinds_markdown(rows: list[KindRow], shown: int = SHOWN) -> str:
     time, where, example lines), and how many are shown."""
     if not rows:
         return ""
-    lines = [f"Event kinds picked by code, ranked ({len(rows[:shown])} of {len(rows)} shown; "
-             f"{n_(sum(r.kind.count for r in rows), 'line')} in all):", "",
+    lines = [(f"Event kinds picked by code, ranked ({len(rows[:shown])} of {len(rows)} shown; "
+              f"{n_(sum(r.kind.count for r in rows), 'line')} in all):"), "",
              "| # | event (variables as <*>) | severity | count | first – last | where | examples |",
              "|---|---|---|---|---|---|---|"]
     for i, row in enumerate(rows[:shown], 1):
         k = row.kind
         tpl = k.template if len(k.template) <= TEMPLATE_CHARS else k.template[:TEMPLATE_CHARS] + "…"
-        where = ", ".join(f"{_cell(c)} ({n})" for c, n in k.components[:3]) or "-"
+        where = ", ".join(f"{_cell(c)} ({n})" for c, n in (row.hosts or k.components)[:3]) or "-"
+        if row.hosts and len(row.hosts) > 3:
+            where += f", {len(row.hosts) - 3} more"
         ex = ", ".join(f"{p}:{n}" for p, n, _ in row.examples[:3])
         lines.append(f"| {i} | `{_cell(tpl)}` | {_cell(row.severity)} | {k.count:,} | "
                      f"{_cell(_when(row))} | {where} | {ex} |")

@@ -39,6 +39,15 @@ def table_text(table: TemplateTable, src) -> str:
     return "\n".join(rows)
 
 
-def table_json(table: TemplateTable, paths: list[str]) -> dict:
-    return {"paths": paths, "lines": table.lines, "event_kinds": len(table.templates),
-            "overflow": table.overflow, "templates": [k.as_dict() for k in table.templates]}
+def table_json(table: TemplateTable, src) -> dict:
+    """The table; `first_line`/`last_line` are global over a folder, `first`/`last` name the
+    file and its own line."""
+    def at(n: int) -> dict:
+        f, local = where(src, n)
+        return {"path": f.display, "line": local}
+
+    files = getattr(src, "sources", [src])
+    return {"paths": [f.display for f in files], "lines": table.lines,
+            "event_kinds": len(table.templates), "overflow": table.overflow,
+            "templates": [dict(k.as_dict(), first=at(k.first_line), last=at(k.last_line))
+                          for k in table.templates]}

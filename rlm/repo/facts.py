@@ -5,7 +5,8 @@ No model reads anything here. For `rlm audit` / `rlm mine` with no model (or bef
 - entry points: console scripts (pyproject / setup.cfg), ``__main__`` modules and guards, CLI
   commands (typer/click decorators, argparse sub-commands) and HTTP routes (Flask/FastAPI style);
 - dependencies declared in pyproject.toml and requirements*.txt;
-- tests and the package functions they call (what behaviour is pinned by tests);
+- tests and the package definitions they call, resolved through imports and types
+  (rlm.repo.links: what behaviour is pinned by tests);
 - TODO/FIXME/XXX/HACK markers;
 - risky calls: eval/exec, shell=True, pickle/marshal loads, yaml.load without a safe loader,
   TLS verification disabled, hard-coded credentials;
@@ -25,6 +26,7 @@ from pathlib import Path
 
 from rlm.corpus.lines import read_lines
 from rlm.corpus.beneath import read_text
+from rlm.repo.links import TestLinks, link_counts, resolve_test_links
 
 SKIP_DIRS = {".git", ".venv", "venv", "node_modules", "build", "dist", "vendor", "__pycache__",
              ".tox", ".mypy_cache", "site-packages"}
@@ -51,6 +53,10 @@ class RepoFacts:
     files: int = 0
     facts: list[Fact] = field(default_factory=list)
     unparsed: list[str] = field(default_factory=list)  # "path: reason"
+    links: list[TestLinks] = field(default_factory=list)  # tests -> definitions (rlm.repo.links)
+
+    def link_counts(self) -> dict[str, int]:
+        return link_counts(self.links)
 
     def of(self, kind: str) -> list[Fact]:
         return [f for f in self.facts if f.kind == kind]
@@ -157,7 +163,6 @@ class _Scan:
                 trees[rel] = ast.parse(text, filename=rel)
             except (SyntaxError, ValueError) as e:
                 self.res.unparsed.append(f"{rel}: {type(e).__name__}: {e}")
-        defs: dict[str, list[tuple[str, int]]] = {}
         sizes = []
         for rel, tree in trees.items():
             if rel.endswith("__main__.py"):
@@ -170,7 +175,6 @@ class _Scan:
                 elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     self.decorated(rel, node)
                     if not _is_test(rel):
-                        defs.setdefault(node.name, []).append((rel, node.lineno))
                         n = (node.end_lineno or node.lineno) - node.lineno + 1
                         branches = sum(isinstance(x, (ast.If, ast.For, ast.While, ast.Try,
                                                       ast.With, ast.BoolOp, ast.IfExp,
@@ -189,7 +193,7 @@ class _Scan:
         for n, br, rel, node in sorted(sizes, key=lambda x: (-x[0], x[2]))[:10]:
             self.fact("large_function", f"{node.name} is {n} lines with {br} branches", rel,
                       node.lineno, node.end_lineno, lines=n, branches=br)
-        self.tests(trees, defs)
+        self.tests(trees)
 
     @staticmethod
     def _main_guard(test: ast.AST) -> bool:
@@ -266,23 +270,24 @@ class _Scan:
             if m:
                 self.fact("marker", f"{m.group(1)}: {m.group(2).strip()[:120]}", rel, i)
 
-    def tests(self, trees: dict[str, ast.Module], defs: dict[str, list[tuple[str, int]]]) -> None:
-        """Each test function and the package functions it calls (matched by name)."""
-        for rel, tree in trees.items():
-            if not _is_test(rel):
-                continue
-            for node in ast.walk(tree):
-                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test"):
-                    called = []
-                    for c in ast.walk(node):
-                        if isinstance(c, ast.Call):
-                            last = _name(c.func).rsplit(".", 1)[-1]
-                            if last in defs and last not in called:
-                                called.append(last)
-                    if called:
-                        where = [f"{defs[c][0][0]}:{defs[c][0][1]}" for c in called]
-                        self.fact("test", f"{node.name} exercises " + ", ".join(called), rel,
-                                  node.lineno, node.end_lineno, calls=called, defined_at=where)
+    def tests(self, trees: dict[str, ast.Module]) -> None:
+        """Each test and the package definitions it calls, resolved through imports and types
+        (rlm.repo.links): one `test` fact with its verified links, one `test_inferred` fact per
+        call code could not resolve (with the reason); rejected calls are only counted."""
+        root_pkg = self.root.resolve().name if (self.root / "__init__.py").is_file() else ""
+        self.res.links = resolve_test_links(trees, _is_test, root_pkg)
+        for t in self.res.links:
+            ok = t.of("verified")
+            if ok:
+                names = [x.target.qualname for x in ok]
+                self.fact("test", f"{t.name} exercises " + ", ".join(names), t.path,
+                          t.line_start, t.line_end, calls=names,
+                          defined_at=[x.target.where for x in ok],
+                          links=[x.as_dict() for x in ok])
+            for x in t.of("inferred"):
+                self.fact("test_inferred", f"{t.name} may call one of " + ", ".join(
+                    f"`{c.qualname}`" for c in x.candidates) + f" ({x.reason})", t.path, x.line,
+                    x.line, test=t.name, link=x.as_dict())
 
 
 def repo_facts(root: str | Path) -> RepoFacts:

@@ -67,6 +67,17 @@ class RoundInfo(BaseModel):
     new: int = 0
 
 
+class LinkCounts(BaseModel):
+    """Test -> definition links written by code (rlm.repo.links): verified (code resolved the
+    call through imports and types), inferred (named like package definitions, not resolved; each
+    keeps its reason), rejected (named like one, but code showed a builtin, a name from outside
+    the repository or the test's own helper runs)."""
+
+    verified: int = 0
+    inferred: int = 0
+    rejected: int = 0
+
+
 class AuditInfo(BaseModel):
     lenses: list[str]
     modules: list[ModuleInfo] = Field(default_factory=list)
@@ -75,6 +86,7 @@ class AuditInfo(BaseModel):
                      "no_model"] = "no_progress"
     stop_reason: str = ""
     evidence: EvidenceCounts = Field(default_factory=EvidenceCounts)
+    links: LinkCounts = Field(default_factory=LinkCounts)
 
 
 class AuditReport(Report):
@@ -101,12 +113,19 @@ class Fact(BaseModel):
     confidence: Literal["verified", "inferred"]
     basis: Literal["code", "docs", "names"] = "code"
     note: str = ""
+    # code's canonical answer (rlm.mine.codefacts): the file a behaviour lives in (rows are
+    # grouped by it), the resolved definition ("path:line") and the test that pins it
+    module: str = ""
+    definition: str = ""
+    test: str = ""
 
 
 class QuestionResult(BaseModel):
     question: str
     keywords: list[str] = Field(default_factory=list)
     relevant_files: list[str] = Field(default_factory=list)
+    # no model: the definitions in the best-ranked files that the question's words name
+    definitions: list[str] = Field(default_factory=list)
     candidate_lines: int = 0
     calls: int = 0
     fanout: bool = False
@@ -130,3 +149,4 @@ class MineReport(Report):
     reduce: ReduceInfo | None = None  # type: ignore[assignment]  # mine runs no reduce
     questions: list[QuestionResult] = Field(default_factory=list)
     files: FileCoverage = Field(default_factory=FileCoverage)
+    links: LinkCounts = Field(default_factory=LinkCounts)

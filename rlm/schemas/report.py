@@ -58,6 +58,9 @@ class FailedChunk(BaseModel):
     line_end: int
     reason: str  # for people; code reads `status`
     status: Literal["failed", "not_run", "interrupted"] = "failed"
+    # a piece of one over-long line (cut by bytes): where in the file, since its lines say "1-1"
+    byte_start: int | None = None
+    byte_end: int | None = None
 
 
 class Coverage(BaseModel):
@@ -147,3 +150,5 @@ class Report(BaseModel):
     read_as: str = ""  # how code read the question (rlm.pipeline.query): "Read as: count lines ..."
     # a counting answer: what it holds, with every matching line number (rlm.pipeline.codeonly.count_text)
     matched: dict | None = None
+    # "anomalies?" (profile): the ranked event kinds, rlm.corpus.anomalies.KindRow.as_dict()
+    event_kinds: list[dict] = Field(default_factory=list)

@@ -20,6 +20,7 @@ from typing import Any
 import orjson
 
 from rlm.errors import UsageError
+from rlm.store import run_lock
 from rlm.store.db import connect, data_dir, warn
 from rlm.store.migrations import runs_migrations
 from rlm.redact.record_mask import apply, typed_masks
@@ -182,6 +183,7 @@ class Recorder:
         self.seq = 0
         self.broken = False
         self._lock = threading.Lock()
+        self.resume_lock: run_lock.RunLock | None = None  # held while this run resumes another
 
     def event(self, kind: str, data: dict) -> None:
         if kind not in RECORDED_EVENTS or self.broken:
@@ -248,6 +250,8 @@ class Recorder:
             warn(f"could not write the run record ({e})")
         finally:
             self.broken = True  # closed: nothing more is written
+            if self.resume_lock is not None:
+                self.resume_lock.release()
             try:
                 self.store.close()
             except sqlite3.Error:
@@ -273,7 +277,7 @@ def record_run(run, path: str, question: str, opts) -> Recorder | None:
     asked the same question about the same corpus (UsageError otherwise)."""
     if getattr(opts, "dry_run", False):
         return None
-    resumed_from = None
+    resumed_from = lock = None
     try:
         store = RunStore()
     except (OSError, sqlite3.Error, RunsUnreadable) as e:
@@ -292,6 +296,7 @@ def record_run(run, path: str, question: str, opts) -> Recorder | None:
             raise UsageError(f"run {resumed_from} asked {old.get('question')!r} about "
                              f"{o.get('path_abs') or old.get('corpus')}; --resume re-runs the same "
                              "question on the same corpus")
+        lock = run_lock.take(resumed_from)  # a second resume of the same run stops here
     secrets = secret_values([getattr(opts, "api_key", None)])
     argv = getattr(opts, "argv", None)
     if argv:
@@ -311,7 +316,10 @@ def record_run(run, path: str, question: str, opts) -> Recorder | None:
                           secrets=secrets, masks=masks)
     except Exception as e:  # noqa: BLE001 - never fail a run for its record
         warn(f"run records unavailable ({e}); this run is not recorded")
+        if lock is not None:
+            lock.release()
         return None
+    rec.resume_lock = lock
     if resumed_from:
         rec.event("resume", {"from": resumed_from})
     run.sink = rec.wrap(run.sink)

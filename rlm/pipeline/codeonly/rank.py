@@ -15,7 +15,6 @@ from __future__ import annotations
 import heapq
 import math
 import re
-from bisect import bisect_right
 from dataclasses import dataclass
 
 from rlm.corpus.source import TextSource
@@ -100,7 +99,7 @@ def rank_passages(sources: list[TextSource], question: str, k: int = 5,
             for m in _term_re(t).finditer(data):
                 if not n & 0xFFF:
                     checkpoint(m.start(), src.size)
-                pid = (bisect_right(offs, m.start()) - 1) // passage_lines
+                pid = (offs.bisect_right(m.start()) - 1) // passage_lines
                 d = tf.setdefault((si, pid), {})
                 d[ti] = d.get(ti, 0) + 1
                 n += 1

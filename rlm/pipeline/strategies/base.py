@@ -91,6 +91,7 @@ class Result:
     reasons: list[str] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     groups: list[dict] = field(default_factory=list)
+    event_kinds: list[dict] = field(default_factory=list)  # profile: ranked kinds (corpus.anomalies)
     answer_parts: list[str] = field(default_factory=list)
     model_answer: str | None = None
     shown: str = ""  # the text a direct or grep answer was read from (rlm.verify.answer_check)
@@ -128,7 +129,8 @@ class Result:
 
 
 def unit_of(c: Chunk) -> Unit:
-    return Unit(c.id, c.path, c.line_start, c.line_end)
+    piece = c.parts[0].piece if len(c.parts) == 1 else None
+    return Unit(c.id, c.path, c.line_start, c.line_end, piece)
 
 
 def done(ctx: Context, unit: Unit, o: Outcome, findings: list | None = None) -> None:

@@ -62,6 +62,7 @@ async def run(ctx: Context) -> Result:
             res.answer_parts.append("Code found no rare or error-level lines.")
         return res
     kinds = rank_kinds(prof, src)  # the ranked event kinds: code's table, first (item 7)
+    res.event_kinds = [r.as_dict() for r in kinds]  # the report's `event_kinds` (JSON, HTML)
     if not groups:
         res.answer_parts.append("Code found no rare lines and no line picked by its rules"
                                 + (" beyond the event kinds above." if kinds else "."))

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 CHUNK = "code"  # the `chunk` of a code fact: no model call produced it
 LENS = {"entry_point": "entry points", "dependency": "dependencies", "test": "tests",
+        "test_inferred": "tests",
         "marker": "todo", "risk": "risks", "large_function": "complexity"}
 
 
@@ -56,11 +57,20 @@ def _claim(f: Fact) -> str:
     return f.claim
 
 
+def _note(f: Fact) -> str:
+    if f.kind == "test_inferred":  # the line is checked; the link is not: say why
+        return f"inferred, not verified: {f.detail['link']['reason']}"
+    if f.kind == "test":
+        return "found by code (tests): each call resolved through imports and types"
+    return f"found by code ({f.kind.replace('_', ' ')})"
+
+
 def add_code_facts(st: AuditState, facts: RepoFacts | None = None,
                    skip: frozenset[str] = frozenset()) -> int:
     """Check every repo fact on a kept file and add it to the findings; returns how many.
     ``skip``: fact kinds another source gives (risks, when ruff ran)."""
     facts = facts or repo_facts(st.corpus.root)
+    st.links = facts.link_counts()
     n, seen = 0, {(g.evidence_path, g.claim) for g in st.findings.items}
     for f in facts.facts:
         if f.path not in st.corpus.by_path or f.kind in skip:
@@ -77,8 +87,8 @@ def add_code_facts(st: AuditState, facts: RepoFacts | None = None,
         st.findings.items.append(AuditFinding(
             id=f"f{len(st.findings.items) + 1}", claim=claim, evidence=ev.text,
             source=Source(path=ev.path, line_start=ev.line_start, line_end=ev.line_end),
-            verified=True, chunk=CHUNK, label=f.kind, group=module_of(st, f.path),
-            note=f"found by code ({f.kind.replace('_', ' ')})", kind=kind,
+            verified=f.kind != "test_inferred", chunk=CHUNK, label=f.kind,
+            group=module_of(st, f.path), note=_note(f), kind=kind,
             module=module_of(st, f.path), severity=severity(f) if kind == "risk" else None,
             lens=LENS.get(f.kind, f.kind), round=0, evidence_path=ev.evidence_path,
             quote=first[:200], status=ev.status))

@@ -19,6 +19,7 @@ from rlm.repo.candidates import Candidate, check_pick, sane_claim
 from rlm.verify.claim_support import support
 from rlm.repo.corpus import RepoCorpus
 from rlm.repo.files import is_doc_file
+from rlm.repo.link_claims import LinkClaims
 from rlm.schemas.report import Source
 from rlm.schemas.repo_report import AuditFinding
 
@@ -54,6 +55,18 @@ class Findings:
     stats: EvidenceStats = field(default_factory=EvidenceStats)
     dropped_picks: int = 0
     unsupported_picks: int = 0  # picks whose claim the picked line did not support
+    links: LinkClaims | None = None  # resolved test links, built on the first claim on a test
+
+    def link_checked(self, claim: str, ev: EvidenceCheck) -> EvidenceCheck:
+        """A claim that a test exercises a definition stands only when code resolved that link
+        (rlm.repo.link_claims); the line is real either way."""
+        if not ev.ok:
+            return ev
+        if self.links is None:
+            self.links = LinkClaims(self.corpus.root)
+        why = self.links.check(claim, ev.path, ev.line_start)
+        return ev if why is None else EvidenceCheck("rejected", ev.path, ev.line_start,
+                                                    ev.line_end, ev.text, why)
 
     def add(self, f: AuditFinding) -> bool:
         """Keep a checked finding unless the seen-set has it; True when it is new."""
@@ -96,6 +109,7 @@ class Findings:
                 ev = EvidenceCheck("rejected", real.path, real.line_start, real.line_end, "",
                                    f"{real.evidence_path} was not shown to this call (it was "
                                    f"shown {', '.join(p.ref() for p in chunk.parts[:4])})")
+        ev = self.link_checked(item.claim, ev)
         self.stats.add(ev)
         sev = getattr(item, "severity", None)
         if not ev.ok:
@@ -122,6 +136,7 @@ class Findings:
                 self.unsupported_picks += 1
                 ev = EvidenceCheck("rejected", ev.path, ev.line_start, ev.line_end, ev.text,
                                    sup.reason())
+            ev = self.link_checked(pick.claim, ev)
         self.stats.add(ev)
         if not ev.ok or cand is None:
             if origin is None:

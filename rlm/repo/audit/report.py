@@ -14,7 +14,14 @@ from rlm.repo.corpus import files_statement
 from rlm.repo.rounds import Rounds, StopReason
 from rlm.engine import ledger
 from rlm.schemas.report import Coverage, GateInfo, Source, UsageInfo
-from rlm.schemas.repo_report import AuditFinding, AuditInfo, AuditReport, FileCoverage, ModuleInfo
+from rlm.schemas.repo_report import (
+    AuditFinding,
+    AuditInfo,
+    AuditReport,
+    FileCoverage,
+    LinkCounts,
+    ModuleInfo,
+)
 from rlm.schemas.report import EvidenceCounts
 
 if TYPE_CHECKING:
@@ -134,8 +141,9 @@ def build_report(run: _Audit, rounds: Rounds, run_id: str, question: str) -> Aud
     fs, stats = st.findings, st.findings.stats
     info = AuditInfo(lenses=list(run.opts.lenses), modules=module_infos(st), rounds=rounds.rounds,
                      stopped=rounds.stopped.value, stop_reason=rounds.reason,
-                     evidence=EvidenceCounts(**stats.as_dict()))
-    n = {k: sum(f.kind == k for f in fs.items) for k in ("fact", "risk", "doc")}
+                     evidence=EvidenceCounts(**stats.as_dict()), links=LinkCounts(**st.links))
+    n = {k: sum(f.kind == k and f.verified for f in fs.items) for k in ("fact", "risk", "doc")}
+    lk = info.links
     by_code = sum(f.chunk == "code" for f in fs.items)
     u = run.budget.usage
     return AuditReport(
@@ -147,7 +155,9 @@ def build_report(run: _Audit, rounds: Rounds, run_id: str, question: str) -> Aud
                 f"documentation claim(s) in {len(st.modules)} module(s) after "
                 f"{len(rounds.rounds)} round(s) ({by_code} found by code); stopped: {info.stopped} ({info.stop_reason}). "
                 f"Evidence: {stats.verified} verified, {stats.corrected} corrected, "
-                f"{stats.rejected} rejected."),
+                f"{stats.rejected} rejected. Test links: {lk.verified} verified, {lk.inferred} "
+                f"inferred (not resolved), {lk.rejected} rejected (a builtin or an outside "
+                "name, not the package's)."),
         findings=fs.items + rejected_findings(st), coverage=cov, audit=info, files=fcov,
         evidence=info.evidence,
         usage=UsageInfo(calls=u.calls, prompt_tokens=u.prompt_tokens,

@@ -40,6 +40,7 @@ class AuditState:
     declared: list[str] = field(default_factory=list)
     dropped_purposes: int = 0
     views: CodeViews | None = None  # the whole-repository views (rlm.codeview), round 0
+    links: dict[str, int] = field(default_factory=dict)  # test links by status (rlm.repo.links)
     _job_n: int = 0
 
     def __post_init__(self) -> None:

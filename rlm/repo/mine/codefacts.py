@@ -1,6 +1,6 @@
 """Mine's canonical question, answered by code before any model: "what already works and must
-not be touched?" is the behaviour pinned by tests (each test and the package functions it
-calls), the public API (``__all__`` or the public top-level definitions of the package) and the
+not be touched?" is the behaviour pinned by tests (each test -> definition link that code
+resolved through imports and types, rlm.repo.links), the public API (``__all__`` or the public top-level definitions of the package) and the
 documented commands (README code blocks that run a console script or ``python -m``).
 
 Each answer is a Fact whose quote code takes from the file and checks with rlm.verify.evidence at its
@@ -29,8 +29,8 @@ def is_canonical(question: str) -> bool:
     return bool(CANONICAL.search(question))
 
 
-def _fact(c: RepoCorpus, stats: EvidenceStats, claim: str, path: str, a: int, b: int, basis: str, note: str
-          ) -> Fact | None:
+def _fact(c: RepoCorpus, stats: EvidenceStats, claim: str, path: str, a: int, b: int, basis: str,
+          note: str, **where) -> Fact | None:
     lines = c.lines(path)
     first = next((ln.strip() for ln in lines[a - 1:b] if ln.strip()), "")
     ev = evidence.check(c.root, format_evidence_path(path, a, b), first, max_span=None)
@@ -39,21 +39,45 @@ def _fact(c: RepoCorpus, stats: EvidenceStats, claim: str, path: str, a: int, b:
         return None
     quote = "\n".join(lines[ev.line_start - 1:ev.line_end]).strip()
     return Fact(claim=claim, evidence_path=ev.evidence_path, quote=quote[:300],
-                confidence="verified", basis=basis, note=note)
+                confidence="verified", basis=basis, note=note,
+                module=where.get("module", path), **{k: v for k, v in where.items()
+                                                     if k != "module"})
 
 
-def pinned_by_tests(c: RepoCorpus, stats: EvidenceStats, rf: RepoFacts) -> list[Fact]:
-    out = []
-    for f in rf.of("test"):
-        if f.path in c.by_path:
-            where = ", ".join(f.detail.get("defined_at", [])[:4])
-            x = _fact(c, stats, f"pinned by a test: {f.claim}" + (f" (defined at {where})" if where
-                                                          else ""),
-                      f.path, f.line_start, f.line_end, "code",
-                      "found by code: the test calls these package functions by name")
-            if x:
-                out.append(x)
-    return out
+def _defined_there(c: RepoCorpus, where: str, name: str) -> bool:
+    """The place of a link: the definition's own line reads `def name` or `class name`."""
+    path, _, line = where.rpartition(":")
+    if path not in c.by_path or not line.isdigit():
+        return False
+    text = (c.lines(path)[int(line) - 1:int(line)] or [""])[0]
+    return re.search(rf"\b(?:def|class)\s+{re.escape(name)}\b", text) is not None
+
+
+def pinned_by_tests(c: RepoCorpus, stats: EvidenceStats, rf: RepoFacts
+                    ) -> tuple[list[Fact], list[Fact]]:
+    """One verified fact per resolved test -> definition link (the test's call line checked as
+    evidence, the definition's line checked as the place); one inferred fact per call code
+    could not resolve, with its reason."""
+    verified: list[Fact] = []
+    inferred: list[Fact] = []
+    for t in rf.links:
+        if t.path not in c.by_path:
+            continue
+        for x in t.links:
+            if x.status == "verified" and _defined_there(c, x.target.where, x.target.name):
+                f = _fact(c, stats, f"`{x.target.qualname}` is pinned by `{t.name}`", t.path,
+                          x.line, x.line, "code", x.reason, module=x.target.path,
+                          definition=x.target.where, test=f"{t.path}::{t.name}")
+                verified += [f] if f else []
+            elif x.status == "inferred":
+                names = ", ".join(f"`{d.qualname}`" for d in x.candidates)
+                inferred.append(Fact(
+                    claim=f"a call to one of {names}", evidence_path=f"{t.path}:{x.line}",
+                    quote=(c.lines(t.path)[x.line - 1:x.line] or [""])[0].strip()[:300],
+                    confidence="inferred", basis="names", note=x.reason,
+                    module=x.candidates[0].path if x.candidates else t.path,
+                    test=f"{t.path}::{t.name}"))
+    return verified, inferred
 
 
 def _package_files(c: RepoCorpus) -> list[str]:
@@ -129,8 +153,10 @@ def documented_commands(c: RepoCorpus, stats: EvidenceStats, rf: RepoFacts) -> l
 
 
 def canonical_facts(c: RepoCorpus, stats: EvidenceStats, rf: RepoFacts | None = None
-                    ) -> list[Fact]:
-    """Every fact checked by rlm.verify.evidence; ``stats`` counts the checks."""
+                    ) -> tuple[list[Fact], list[Fact]]:
+    """(verified, inferred): every verified fact checked by rlm.verify.evidence (``stats`` counts the
+    checks) and, for tests, resolved through imports and types; inferred: the test calls code
+    could not resolve, each with its reason."""
     rf = rf or repo_facts(c.root)
-    return (pinned_by_tests(c, stats, rf) + public_api(c, stats)
-            + documented_commands(c, stats, rf))
+    pinned, unresolved = pinned_by_tests(c, stats, rf)
+    return pinned + public_api(c, stats) + documented_commands(c, stats, rf), unresolved

@@ -59,3 +59,20 @@ def rank_files(c: RepoCorpus, question: str, top: int = 10) -> tuple[list[str], 
         if s > 0:
             score[p] = s
     return sorted(score, key=lambda p: (-score[p], p))[:top], terms
+
+
+def named_definitions(c: RepoCorpus, files: list[str], terms: list[str], top: int = 5,
+                      limit: int = 12) -> list[str]:
+    """The definitions in the best-ranked files that a question term names (one of the name's
+    parts, matched by prefix as the ranking matches), most parts named first:
+    "`open_session` (pkg/sessions.py:13)"."""
+    found: list[tuple[float, int, str]] = []
+    words = [t for t in terms if len(t) > 3]
+    for rank, path in enumerate(files[:top]):
+        for i, ln in enumerate(c.lines(path), 1):
+            m = DEF.match(ln)
+            parts = [p for p in _words(m.group(1)) if len(p) > 3] if m else []
+            hits = sum(any(p.startswith(t) or t.startswith(p) for t in words) for p in parts)
+            if hits:
+                found.append((-hits / len(parts), rank, f"`{m.group(1)}` ({path}:{i})"))
+    return [x for *_, x in sorted(found)[:limit]]

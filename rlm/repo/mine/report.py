@@ -11,7 +11,7 @@ from rlm.repo.corpus import files_statement
 from rlm.repo.summary import source_of
 from rlm.engine import ledger
 from rlm.schemas.report import Coverage, Estimate, Finding, GateInfo, UsageInfo
-from rlm.schemas.repo_report import FileCoverage, MineReport
+from rlm.schemas.repo_report import FileCoverage, LinkCounts, MineReport
 from rlm.schemas.report import EvidenceCounts
 
 if TYPE_CHECKING:
@@ -82,9 +82,11 @@ def build_report(run: _Mine, estimate: Estimate, run_id: str) -> MineReport:
         answer=((f"{NO_MODEL_NOTICE}. " if run.code_only else "")
                 + f"{len(run.qs)} question(s): {nv} verified fact(s), {ni} inferred, "
                 f"{npl} placeholder(s). Evidence: {run.stats.verified} verified, "
-                f"{run.stats.corrected} corrected, {run.stats.rejected} rejected."),
+                f"{run.stats.corrected} corrected, {run.stats.rejected} rejected."
+                + (f" Test links: {run.links['verified']} verified, {run.links['inferred']} "
+                   f"inferred, {run.links['rejected']} rejected." if run.links else "")),
         findings=findings(run), coverage=cov, questions=run.results, files=fcov,
-        evidence=EvidenceCounts(**run.stats.as_dict()),
+        evidence=EvidenceCounts(**run.stats.as_dict()), links=LinkCounts(**run.links),
         usage=UsageInfo(calls=u.calls, prompt_tokens=u.prompt_tokens,
                         completion_tokens=u.completion_tokens, cached_calls=u.cached_calls),
         model=getattr(run.model, "name", ""), run_id=run_id, dry_run=run.opts.dry_run)

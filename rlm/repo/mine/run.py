@@ -22,7 +22,7 @@ from rlm.errors import UsageError
 from rlm.verify.evidence import EvidenceStats
 from rlm.repo.mine.codefacts import MAX_API, canonical_facts, is_canonical
 from rlm.repo.mine.options import MineOptions
-from rlm.repo.mine.rankfiles import rank_files
+from rlm.repo.mine.rankfiles import named_definitions, rank_files
 from rlm.repo.mine.report import build_report
 from rlm.repo.mine.scope import Scope, Scoper, basis_of
 from rlm.models.base import Model
@@ -37,8 +37,10 @@ from rlm.repo.candidates import (
 )
 from rlm.verify.claim_support import support
 from rlm.repo.corpus import RepoCorpus
+from rlm.repo.link_claims import LinkClaims
 from rlm.repo.ledger import ReadTracker, done_event
 from rlm.repo.summary import summarize_questions
+from rlm.repo.facts import repo_facts
 from rlm.engine.events import Gate, Plan, to_sink
 from rlm.engine.ledger import failed_parts, ranges_of
 from rlm.engine.outcomes import Status
@@ -84,15 +86,19 @@ class _Mine:
         self.weak = is_weak_model(model) if opts.weak_model is None else bool(opts.weak_model)
         self.dropped = 0
         self.code_only = is_code_only(model)
+        self.links: dict[str, int] = {}  # test links by status, for the canonical question
+        self.link_claims = LinkClaims(corpus.root)  # a model's link claims, checked by code
         self.summary_notes: list[str] = []  # --summary's cuts and failures, for the statement
 
     def plan(self) -> Estimate:
         scoper = Scoper(self.c)
-        canon = (canonical_facts(self.c, self.stats) if any(map(is_canonical, self.qs))
-                 else [])
+        rf = repo_facts(self.c.root) if any(map(is_canonical, self.qs)) else None
+        canon, unresolved = canonical_facts(self.c, self.stats, rf) if rf else ([], [])
+        self.links = rf.link_counts() if rf else {}
         for qi, q in enumerate(self.qs):
             if is_canonical(q):  # code's facts first; a model's picks only add to them
                 self.results[qi].verified.extend(canon)
+                self.results[qi].inferred.extend(unresolved)
             if self.code_only:
                 self.scopes.append(Scope(q, []))
                 self.ranked_only(self.results[qi])
@@ -120,6 +126,7 @@ class _Mine:
         """No model: a free question gets the files code ranks for it (BM25 over names,
         identifiers and docstrings) and, unless code answered it, a placeholder."""
         r.relevant_files, r.keywords = rank_files(self.c, r.question)
+        r.definitions = named_definitions(self.c, r.relevant_files, r.keywords)
         r.strategy = "code_only"
         r.scope = ("no model: code ranked the files by BM25 over names, identifiers and "
                    "docstrings" + (f"; best: {', '.join(r.relevant_files[:5])}"
@@ -183,9 +190,13 @@ class _Mine:
         sup = support(pk.claim, quote, self.c)
         if basis == "code" and not sup.ok:  # the line is real; the model's claim is not on it
             note = sup.reason()
+        # a claim that a test exercises a definition: code's own resolution decides
+        link_why = self.link_claims.check(pk.claim, ev.path, ev.line_start) if sup.ok else None
+        note = link_why or note
         return Fact(claim=pk.claim.strip() or "(no claim given)", evidence_path=ev.evidence_path,
                     quote=quote[:300], note=note, basis=basis,
-                    confidence="verified" if basis == "code" and sup.ok else "inferred")
+                    confidence="verified" if basis == "code" and sup.ok and not link_why
+                    else "inferred")
 
 
 def keep_fact(r: QuestionResult, fact: Fact) -> None:
