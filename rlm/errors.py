@@ -30,6 +30,10 @@ class ModelUnreachable(UsageError):
 class ModelCallError(RlmError):
     """One model call failed for good (after retries). The chunk is recorded as failed."""
 
+    # the endpoint could not be reached, or dropped the connection, on every attempt (not an
+    # answer it gave): what the run's circuit breaker counts (rlm.engine.budget)
+    unreachable = False
+
     def __init__(self, reason: str):
         super().__init__(reason)
         self.reason = reason

@@ -19,7 +19,8 @@ import re
 import pytest
 
 from rlm.corpus.clock import clock_of
-from rlm.corpus.counter import BlockReader, count_templates
+from rlm.corpus.counter import BlockReader
+from rlm.corpus.template_scan import count_templates
 from rlm.corpus.profile import profile_log
 from rlm.corpus.signals import rate_rules
 from rlm.corpus.source import TextSource

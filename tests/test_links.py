@@ -220,3 +220,39 @@ def _candidate_rows(text: str):
             n, _, rest = line[1:].partition("]")
             if n.isdigit():
                 yield n, path, rest
+
+
+def test_star_imports_link_only_when_one_source_exports_the_name(tmp_path):
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/a.py": "__all__ = ['fetch']\n\ndef fetch(): ...\n\ndef get(): ...\n",
+        "pkg/b.py": "def get(): ...\n\ndef put(): ...\n",
+        "pkg/c.py": "def put(): ...\n",
+        "tests/test_star.py": textwrap.dedent("""
+            from pkg.a import *
+            from pkg.b import *
+
+            def test_get():
+                get()
+
+            def test_fetch():
+                fetch()
+
+            """),
+        "tests/test_star_outside.py": textwrap.dedent("""
+            from pkg.c import *
+            from os.path import *
+
+            def test_put():
+                put()
+            """),
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    tests = {t.name: t for t in resolve_test_links(parse_tree(tmp_path), is_test_file)}
+    # pkg.a's __all__ leaves `get` out: only pkg.b exports it
+    assert [x.target.where for x in tests["test_get"].of("verified")] == ["pkg/b.py:1"]
+    assert [x.target.where for x in tests["test_fetch"].of("verified")] == ["pkg/a.py:3"]
+    # a star import from outside the repository could bind `put` too: inferred, not guessed
+    assert not tests["test_put"].of("verified") and tests["test_put"].of("inferred")

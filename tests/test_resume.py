@@ -7,6 +7,7 @@ the line range in their user message ("Excerpt (PATH:A-B)").
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -135,7 +136,8 @@ def test_three_failed_chunks_then_resume_completes(fake_server, tmp_path):
     failed = rep["coverage"]["chunks_failed"]
     assert len(failed) == 3 and rep["coverage"]["complete"] is False
     assert all("500" in f["reason"] for f in failed)
-    failed_ranges = {f"{f['path']}:{f['line_start']}-{f['line_end']}" for f in failed}
+    # prompts name the file by its name, not its spelling (so resumes hit the cache)
+    failed_ranges = {f"{os.path.basename(f['path'])}:{f['line_start']}-{f['line_end']}" for f in failed}
     first_ok = {chunk_of(r) for r in map_requests(fake_server) if r["status"] == 200}
     assert not failed_ranges & first_ok
 
@@ -204,3 +206,26 @@ def test_a_run_is_resumed_once_at_a_time(fake_server, tmp_path):
     # the lock went with the first resume: resuming again is allowed (and all from cache)
     third = rlm("resume", run_id, "--json", env=env)
     assert third.returncode == 0, third.stderr
+
+
+def test_resume_of_a_relative_path_reuses_every_answered_call(fake_server, tmp_path):
+    write_corpus(tmp_path / "big.txt", lines=6000)
+    env = cli_env()
+    fake_server.on("MapResult", map_responder)
+    fake_server.on("AnswerResult", lambda req, text: {"answer": "Cited.", "cites": [1]})
+    fake_server.fault("L003500 ", "500")
+    args = ["ask", "big.txt", QUESTION, "--strategy", "fanout", "--base-url", fake_server.url,
+            "--model", "fake", "--json"]
+    first = subprocess.run([sys.executable, "-m", "rlm.cli", *args], cwd=tmp_path, env=env,
+                           capture_output=True, text=True, timeout=120)
+    assert first.returncode == 3, first.stderr
+    rep = json.loads(first.stdout)
+    total = rep["coverage"]["chunks_total"]
+    fake_server.clear_faults()
+    n0 = len(fake_server.requests)
+    p = rlm("resume", rep["run_id"], "--json", env=env)  # from another folder: absolute path
+    assert p.returncode == 0, p.stderr
+    rep2 = json.loads(p.stdout)
+    assert len(map_requests(fake_server, n0)) == 1  # only the failed chunk calls the model
+    assert rep2["usage"]["cached_calls"] >= total - 1
+    assert rep["corpus"]["path"] == "big.txt" and rep2["corpus"]["path"] == str(tmp_path / "big.txt")

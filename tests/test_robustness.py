@@ -160,3 +160,62 @@ def test_a_question_longer_than_the_window_is_refused_before_any_call(tmp_path, 
     # the same question with no model is answered by code (no call carries it)
     r = rlm("ask", str(p), question, "--model", "none")
     assert r.returncode in (0, 3) and "Traceback" not in r.stderr
+
+
+def test_requests_that_time_out_stay_spent_against_the_token_cap(tmp_path, fake_server):
+    p = tmp_path / "big.txt"
+    p.write_text("".join(f"L{i:06d} alpha beta gamma delta relay queue seq={i}\n"
+                         for i in range(1, 6001)))
+    fake_server.fault("", "slow", seconds=5)  # every request: sent, never answered in time
+    cap = 12000
+    r = rlm("ask", str(p), "which lines mention relay?", "--strategy", "fanout", "--model",
+            "fake", "--base-url", fake_server.url, "--timeout", "0.3", "--concurrency", "2",
+            "--max-tokens", str(cap), "--json", timeout=300)
+    assert r.returncode == 3, r.stderr[-500:]
+    sent = [q for q in fake_server.requests if q["path"].endswith("/chat/completions")]
+    assert sent, "the run sent nothing"
+    # what a server that finishes every request it received could bill, at the least
+    billable = sum(q["body"].get("max_tokens", 0) + len(q["user_text"]) // 4 for q in sent)
+    assert billable <= cap, (len(sent), billable)
+    assert "token budget" in json.loads(r.stdout)["coverage"]["statement"]
+
+
+def test_when_every_endpoint_is_gone_the_run_stops_and_resumes(tmp_path, fake_server):
+    import threading
+
+    from rlm.testing import FakeServer
+
+    p = tmp_path / "big.txt"
+    p.write_text("".join(f"L{i:06d} alpha beta gamma delta relay queue seq={i}\n"
+                         for i in range(1, 12001)))
+    answered = []
+
+    def answer_then_die(req, text):
+        answered.append(1)
+        if len(answered) == 3:  # the server goes away mid-run
+            threading.Thread(target=fake_server.stop, daemon=True).start()
+        return {"findings": []}
+
+    fake_server.on("MapResult", answer_then_die)
+    r = rlm("ask", str(p), "which lines mention relay?", "--strategy", "fanout", "--model",
+            "fake", "--base-url", fake_server.url, "--concurrency", "2", "--timeout", "2",
+            "--json", timeout=300)
+    assert r.returncode == 3, r.stderr[-500:]
+    rep = json.loads(r.stdout)
+    cov = rep["coverage"]
+    failed = [c for c in cov["chunks_failed"] if c["status"] == "failed"]
+    not_run = [c for c in cov["chunks_failed"] if c["status"] == "not_run"]
+    total = cov["chunks_total"]
+    assert total > 20
+    assert len(failed) <= 3 + 2  # the breaker's count, plus the calls already in flight
+    assert len(not_run) >= total - cov["chunks_ok"] - len(failed) > 0
+    assert "failed 3 calls in a row" in cov["statement"]
+    assert "Stopped: the model server is gone" in rep["answer"]
+    # a new server: the resume reads only what was not read, and completes
+    with FakeServer() as again:
+        again.on("MapResult", lambda req, text: {"findings": []})
+        again.on("AnswerResult", lambda req, text: {"answer": "None found.", "cites": []})
+        r2 = rlm("resume", rep["run_id"], "--base-url", again.url, "--json", timeout=300)
+        assert r2.returncode == 0, r2.stderr[-500:]
+        sent = [q for q in again.requests if q["schema_name"] == "MapResult"]
+        assert len(sent) == total - cov["chunks_ok"]

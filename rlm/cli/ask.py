@@ -15,7 +15,7 @@ from rlm.cli.base import (  # noqa: F401 - the shared options and output
     app, fixture_app, config_app, err, EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_INCOMPLETE,
     _fail, _run, _first_leaf, ModelOpt, BaseUrlOpt, _urls, ConcOpt, MaxTokOpt, MaxCallsOpt,
     TimeoutOpt, JsonOpt, OutOpt, DryOpt, QuietOpt, YesOpt, RedactOpt, RedactReportOpt, SubModelOpt,
-    NoCacheOpt, _emit, _argv, _emit_repo, exit_code, HtmlOpt,
+    NoCacheOpt, _emit, _argv, _emit_repo, exit_code, HtmlOpt, ExecutorOpt, RayAddressOpt,
 )
 
 
@@ -43,6 +43,8 @@ def ask(
     redact: Optional[bool] = RedactOpt,
     redact_report: bool = RedactReportOpt,
     yes: bool = YesOpt,
+    executor: Optional[str] = ExecutorOpt,
+    ray_address: Optional[str] = RayAddressOpt,
 ) -> None:
     """Ask a question about a big file or folder."""
     from rlm.api import AskOptions, ask_async
@@ -51,7 +53,8 @@ def ask(
     opts = AskOptions(model=model, base_url=_urls(base_url), sub_model=sub_model, concurrency=concurrency,
                       max_tokens=max_tokens, max_calls=max_calls, timeout=timeout,
                       strategy=strategy, dry_run=dry_run, no_cache=no_cache, resume=resume,
-                      argv=_argv(path, question), redact=redact, redact_report=redact_report)
+                      argv=_argv(path, question), redact=redact, redact_report=redact_report,
+                      executor=executor, ray_address=ray_address)
 
     def go():
         import anyio

@@ -109,6 +109,12 @@ RedactReportOpt = typer.Option(False, "--redact-report", help="also mask the loc
                                "record and the call cache (implies --redact)")
 NoCacheOpt = typer.Option(False, "--no-cache", help="make fresh model calls instead of answering "
                           "from the call cache (answers are still stored, so --resume works)")
+ExecutorOpt = typer.Option(None, "--executor", help="where scans and sub-calls run: local (default) "
+                          "| ray (the rlm[ray] extra). Env RLM_EXECUTOR, then `rlm config set "
+                          "executor`.")
+RayAddressOpt = typer.Option(None, "--ray-address", metavar="HOST:PORT", help="the Ray cluster to "
+                             "join (with --executor ray); default RAY_ADDRESS, else a local Ray "
+                             "instance is started")
 
 
 def _emit(report, json_out: bool, out: Optional[Path], quiet: bool,

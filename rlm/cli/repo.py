@@ -16,7 +16,7 @@ from rlm.cli.base import (  # noqa: F401 - the shared options and output
     app, fixture_app, config_app, err, EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_INCOMPLETE,
     _fail, _run, _first_leaf, ModelOpt, BaseUrlOpt, _urls, ConcOpt, MaxTokOpt, MaxCallsOpt,
     TimeoutOpt, JsonOpt, OutOpt, DryOpt, QuietOpt, YesOpt, RedactOpt, RedactReportOpt, SubModelOpt,
-    NoCacheOpt, _emit, _argv, _emit_repo, exit_code, HtmlOpt,
+    NoCacheOpt, _emit, _argv, _emit_repo, exit_code, HtmlOpt, ExecutorOpt, RayAddressOpt,
 )
 
 
@@ -48,6 +48,8 @@ def audit_cmd(
     redact_report: bool = RedactReportOpt,
     no_cache: bool = NoCacheOpt,
     summary: bool = SummaryOpt,
+    executor: Optional[str] = ExecutorOpt,
+    ray_address: Optional[str] = RayAddressOpt,
 ) -> None:
     """Audit a repository: module map, findings with checked path:line evidence, ranked risks.
 
@@ -60,7 +62,7 @@ def audit_cmd(
                             max_tokens=max_tokens, max_calls=max_calls, timeout=timeout,
                             lenses=parse_lenses(lens), max_rounds=max_rounds, dry_run=dry_run,
                             no_cache=no_cache, redact=redact, argv=_argv("audit"),
-                            summary=summary)
+                            summary=summary, executor=executor, ray_address=ray_address)
 
     _run_repo(opts, lambda o, ev: audit_async(repo, o, on_event=ev, handle_sigint=True),
               audit_markdown, repo, json_out, out, quiet, html)
@@ -86,6 +88,8 @@ def mine_cmd(
     redact_report: bool = RedactReportOpt,
     no_cache: bool = NoCacheOpt,
     summary: bool = SummaryOpt,
+    executor: Optional[str] = ExecutorOpt,
+    ray_address: Optional[str] = RayAddressOpt,
 ) -> None:
     """Mine requirements: facts per question, verified in code or marked inferred.
 
@@ -97,7 +101,7 @@ def mine_cmd(
                            concurrency=concurrency, redact_report=redact_report,
                            max_tokens=max_tokens, max_calls=max_calls, timeout=timeout,
                            dry_run=dry_run, no_cache=no_cache, redact=redact, argv=_argv("mine"),
-                           summary=summary)
+                           summary=summary, executor=executor, ray_address=ray_address)
 
     _run_repo(opts, lambda o, ev: mine_async(repo, questions, o, on_event=ev, handle_sigint=True),
               mine_markdown, repo, json_out, out, quiet, html)

@@ -15,7 +15,7 @@ from rlm.cli.base import (  # noqa: F401 - the shared options and output
     app, fixture_app, config_app, err, EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_INCOMPLETE,
     _fail, _run, _first_leaf, ModelOpt, BaseUrlOpt, _urls, ConcOpt, MaxTokOpt, MaxCallsOpt,
     TimeoutOpt, JsonOpt, OutOpt, DryOpt, QuietOpt, YesOpt, RedactOpt, RedactReportOpt,
-    NoCacheOpt, _emit, _argv, _emit_repo, exit_code, HtmlOpt,
+    NoCacheOpt, _emit, _argv, _emit_repo, exit_code, HtmlOpt, ExecutorOpt, RayAddressOpt,
 )
 
 
@@ -147,6 +147,8 @@ def resume_cmd(
     out: Optional[Path] = OutOpt,
     html: Optional[Path] = HtmlOpt,
     quiet: bool = QuietOpt,
+    executor: Optional[str] = ExecutorOpt,
+    ray_address: Optional[str] = RayAddressOpt,
 ) -> None:
     """Finish a recorded ask, audit or mine; only its failed or unfinished calls call the model.
 
@@ -165,7 +167,8 @@ def resume_cmd(
     o = dict(r.get("options") or {})
     if o.get("command", "ask") in ("audit", "mine"):
         return _resume_repo(rid, r, o, {"model": model, "base_url": base_url,
-                                        "concurrency": concurrency, "timeout": timeout},
+                                        "concurrency": concurrency, "timeout": timeout,
+                                        "executor": executor, "ray_address": ray_address},
                             json_out, out, quiet, html)
     if o.get("command", "ask") != "ask":
         _fail(f"run {rid} is a `{o.get('command')}` run, which cannot be resumed", EXIT_USAGE)
@@ -182,7 +185,7 @@ def resume_cmd(
     names = {f.name for f in fields(AskOptions)}
     kw = {k: v for k, v in o.items() if k in names and k not in ("api_key", "resume", "argv")}
     for k, v in (("model", model), ("base_url", base_url), ("concurrency", concurrency),
-                 ("timeout", timeout)):
+                 ("timeout", timeout), ("executor", executor), ("ray_address", ray_address)):
         if v is not None:
             kw[k] = v
     kw["dry_run"] = False

@@ -14,6 +14,7 @@ Who cuts chunks: :mod:`rlm.corpus.index` (a file on line boundaries, sized from 
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -115,7 +116,11 @@ class Chunk:
         p = self.parts[0]
         if self.source.headed:
             return f"{p.path} lines {p.start}-{p.end}"
-        return p.ref() + (" (piece of an over-long line, cut by bytes)" if p.piece else "")
+        # one file: its name, not its spelling (./big.log, big.log and /abs/big.log make the
+        # same prompt, so a resume or a re-ask finds its answered calls in the cache)
+        name = os.path.basename(p.path.rstrip("/")) or p.path
+        return (f"{name}:{p.start}-{p.end}"
+                + (" (piece of an over-long line, cut by bytes)" if p.piece else ""))
 
     def shows(self, path: str, a: int, b: int, slack: int = 0) -> bool:
         """Whether lines a..b of path overlap what this chunk shows (± slack lines)."""

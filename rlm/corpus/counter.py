@@ -3,7 +3,9 @@
 The file is read in blocks cut at newlines (plain reads, not mmap, so resident memory stays
 flat however big the file; ~256 blocks a file, 64 KB to 1 MB each); each block is masked by
 `mask_block` (numpy) and its lines are counted with a C-level Counter. Files from 48 MB are
-split into one stretch per core, counted in worker processes and merged in file order. The
+cut into shards of ~32 MB (rlm.executor.shards), counted on the run's executor (worker
+processes, or Ray tasks) and merged in file order: `count_templates` and `count_source` are in
+rlm.corpus.template_scan. The
 blocks double as the windows of the rate rules (rlm/corpus/signals.py); the time of each
 block's first and last line (rlm/corpus/clock.py: a few lines a block, not every line) puts
 them on the log's clock.
@@ -12,28 +14,23 @@ them on the log's clock.
 from __future__ import annotations
 
 import math
-import multiprocessing
-import os
 import resource
 from array import array
 from collections import Counter
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor, wait
+from concurrent.futures import ThreadPoolExecutor
 from typing import Iterable, Iterator
 
 from rlm.corpus.clock import timed_blocks
-from rlm.corpus import beneath
 from rlm.corpus.beneath import open_file
 from rlm.corpus.mask import mask_block
 from rlm.corpus.timeparse import line_time
-from rlm.engine.interrupt import ScanInterrupted, checkpoint
+from rlm.engine.interrupt import checkpoint
 
 BLOCK_MIN, BLOCK_MAX = 1 << 16, 1 << 20
 WINDOW_BLOCK_MIN = 1 << 13  # a time window's blocks: enough of them for its time rules
 WINDOWS = 256  # blocks a file is read in (the rate rules' windows), within the sizes above
 IN_FLIGHT = 4  # masked blocks queued ahead of the counter: bounds memory
 SERIES_CAP = 8_000_000  # (template, block) rate entries kept, ~64 MB at most
-PARALLEL_MIN = 48 << 20  # files from this size are counted by one process per core
-MAX_WORKERS = 4
 
 
 def block_size(size: int) -> int:
@@ -201,11 +198,6 @@ class TemplateCounter:
         self.lines += other.lines
 
 
-def _confined_count(roots, *args) -> TemplateCounter:
-    with beneath.confined(roots):
-        return _count_range(*args)
-
-
 def _count_range(path, start: int, end: int | None, keep: int, max_templates: int,
                  threads: int, block: int, worker: bool = False) -> TemplateCounter:
     tc = TemplateCounter(keep, max_templates)
@@ -217,64 +209,6 @@ def _count_range(path, start: int, end: int | None, keep: int, max_templates: in
     if worker:  # a worker's own use, for the benchmark (not visible to the parent's rusage)
         ru = resource.getrusage(resource.RUSAGE_SELF)
         tc.workers.append({"cpu_s": ru.ru_utime + ru.ru_stime, "rss_mb": ru.ru_maxrss / 1024})
-    return tc
-
-
-def _worker_init() -> None:
-    """In our own worker processes only: keep freed numpy temporaries in the heap instead of
-    returning them to the OS, so the next block does not page-fault fresh memory (~2x on the
-    mask). glibc only; elsewhere a no-op."""
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL("libc.so.6")
-        libc.mallopt(-3, 64 << 20)  # M_MMAP_THRESHOLD
-        libc.mallopt(-1, 128 << 20)  # M_TRIM_THRESHOLD
-    except (OSError, AttributeError):
-        pass
-
-
-def split_ranges(path, size: int, parts: int) -> list[tuple[int, int]]:
-    """`parts` byte ranges of the file, each starting at a line start."""
-    cuts = [0]
-    with open_file(path) as fh:
-        for k in range(1, parts):
-            fh.seek(size * k // parts)
-            fh.readline()  # to the next line start
-            cuts.append(max(cuts[-1], fh.tell()))
-    cuts.append(size)
-    return [(a, b) for a, b in zip(cuts, cuts[1:]) if b > a]
-
-
-def count_templates(path, keep: int = 20, max_templates: int = 200_000,
-                    workers: int | None = None) -> TemplateCounter:
-    """One pass over the file. Big files are split into one stretch per core, counted in
-    worker processes (the mask and the counting hold the GIL too often for threads to
-    scale) and merged in file order."""
-    size = os.path.getsize(path)
-    if workers is None:
-        workers = min(os.cpu_count() or 1, MAX_WORKERS) if size >= PARALLEL_MIN else 1
-    ranges = split_ranges(path, size, workers) if workers > 1 else [(0, size)]
-    block = block_size(size)
-    if len(ranges) <= 1:
-        return _count_range(path, 0, None, keep, max_templates, 2, block)
-    ctx = multiprocessing.get_context("forkserver")
-    with ProcessPoolExecutor(len(ranges), mp_context=ctx, initializer=_worker_init) as ex:
-        roots = beneath.current()  # a worker opens beneath the same roots
-        futs = [ex.submit(_confined_count, roots, str(path), a, b, keep, max_templates, 1,
-                          block, True) for a, b in ranges]
-        try:
-            while not all(f.done() for f in futs):  # wake up for Ctrl-C, not only at the end
-                wait(futs, timeout=0.2)
-                checkpoint(sum(b - a for f, (a, b) in zip(futs, ranges) if f.done()), size)
-        except ScanInterrupted:
-            for p in list(getattr(ex, "_processes", {}).values()):  # stop the workers now
-                p.terminate()
-            raise
-        parts = [f.result() for f in futs]
-    tc = parts[0]
-    for other in parts[1:]:
-        tc.absorb(other)
     return tc
 
 
@@ -360,22 +294,6 @@ def count_line_ranges(src, ranges: list[tuple[int, int]], keep: int = 20,
             tc.feed(m, at, times.pop(at))
         tc.range_end[len(tc.block_line) - 1] = b
         tc.counted += last - first + 1
-    return tc
-
-
-def count_source(src, keep: int = 20, max_templates: int = 200_000,
-                 line_ranges: list[tuple[int, int]] | None = None) -> TemplateCounter:
-    """One file (a TextSource) or a folder's LogSet (one table across its files, global line
-    numbers), whole or only `line_ranges` (a time window)."""
-    if line_ranges is not None:
-        return count_line_ranges(src, line_ranges, keep, max_templates)
-    files = getattr(src, "sources", None)
-    if files is None:
-        return count_templates(src.path, keep, max_templates) if src.size else TemplateCounter()
-    tc = TemplateCounter(keep, max_templates)
-    for i, s in enumerate(files):
-        if s.size:
-            tc.absorb(count_templates(s.path, keep, max_templates), file=i)
     return tc
 
 

@@ -76,6 +76,7 @@ class GrepResult:
     hits_by_anchor: dict[str, int] = field(default_factory=dict)
     truncated: bool = False  # more hits than max_hits; the rest were not collected
     bytes_scanned: int = 0
+    failed: list = field(default_factory=list)  # shards no worker could search (Ray executor)
 
 
 def search(src: TextSource, anchors: list[str], max_hits: int = 5000) -> GrepResult:
@@ -83,15 +84,14 @@ def search(src: TextSource, anchors: list[str], max_hits: int = 5000) -> GrepRes
     if not anchors:
         return res
     pats = [re.escape(a.encode("utf-8")) for a in anchors]
-    rx = re.compile(b"|".join(pats), re.IGNORECASE)
-    data = src.data
+    pattern = b"|".join(pats)
     lines: set[int] = set()
     counts = {a: 0 for a in anchors}
     lowered = {a.lower().encode(): a for a in anchors}
-    for m in rx.finditer(data):
-        checkpoint(m.start(), src.size)
-        ln = src.line_of_offset(m.start())
-        counts[lowered.get(m.group(0).lower(), anchors[0])] += 1
+    for at, text in _matches(src, pattern, max_hits, res):
+        checkpoint(at, src.size)
+        ln = src.line_of_offset(at)
+        counts[lowered.get(text, anchors[0])] += 1
         if ln not in lines:
             if len(lines) >= max_hits:
                 res.truncated = True
@@ -101,6 +101,21 @@ def search(src: TextSource, anchors: list[str], max_hits: int = 5000) -> GrepRes
     res.hits_by_anchor = counts
     res.bytes_scanned = src.size
     return res
+
+
+def _matches(src: TextSource, pattern: bytes, max_hits: int, res: GrepResult):
+    """(offset, lowered match) in file order: over the mmap here, or, on the Ray executor,
+    shard by shard on the cluster (rlm.corpus.grep_scan; failed shards go to `res.failed`)."""
+    from rlm.executor import current
+
+    if current().name == "ray" and src.size:
+        from rlm.corpus.grep_scan import grep_shards
+
+        hits, res.failed = grep_shards(str(src.path), pattern, max_hits)
+        yield from hits
+        return
+    for m in re.compile(pattern, re.IGNORECASE).finditer(src.data):
+        yield m.start(), m.group(0).lower()
 
 
 def regions(hit_lines: list[int], context: int, last_line: int) -> list[tuple[int, int]]:

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from rlm.corpus.counter import BlockReader, count_source
+from rlm.corpus.counter import BlockReader, count_line_ranges
 from rlm.corpus.logset import LogSet
 from rlm.corpus.records import to_records
 from rlm.corpus.severity import ERROR_RANK, severity
 from rlm.corpus.signals import RULES, Pick, rate_rules, template_rules
 from rlm.corpus.source import TextSource
+from rlm.corpus.template_scan import scan_templates
+from rlm.executor.scan import FailedShard
 from rlm.corpus.templates import EventKind, TemplateTable, by_kind, settle, table_from_counter
 
 
@@ -47,6 +49,10 @@ class Profile:
     rules_by_line: dict[int, list[str]] = field(default_factory=dict)  # candidate -> rules
     workers: list[dict] = field(default_factory=list)  # worker processes' cpu_s and rss_mb
     picks: list[Pick] = field(default_factory=list)  # every rule's pick (for evaluation)
+    failed_shards: list[FailedShard] = field(default_factory=list)  # not profiled: named
+    shards: int = 0  # shards the count was cut into (rlm.executor.shards)
+    reused_shards: int = 0  # of them, tables kept by an earlier scan that did not finish
+    scan_timing: dict = field(default_factory=dict)  # shard_s (each shard's), merge_s (driver)
     table: TemplateTable | None = None  # the event kinds (rlm/corpus/templates.py)
 
 
@@ -95,7 +101,16 @@ def profile_log(src: TextSource | LogSet, rare_max: int | None = None, keep: int
     """One pass over the file (or each file of a folder, in time order), then the rules. A
     template is rare when seen at most `rare_max` times (default: 1 on small logs rising to 5
     at 100,000 lines, then 0.001%). Line numbers are global over a LogSet (see `locate`)."""
-    shapes = count_source(src, keep, max_templates, line_ranges)
+    failed: list[FailedShard] = []
+    shards = reused = 0
+    timing: dict = {}
+    if line_ranges is not None:  # a time window (a folder's: global line numbers)
+        shapes = count_line_ranges(src, line_ranges, keep, max_templates)
+    else:  # shard by shard on the run's executor, one table across a folder's files
+        files = src.sources if isinstance(src, LogSet) else [src]
+        scan = scan_templates([s.path for s in files], keep, max_templates)
+        shapes, failed, shards, reused = scan.table, scan.failed, scan.shards, scan.reused
+        timing = {"shard_s": scan.shard_s, "merge_s": scan.merge_s}
     table = table_from_counter(src, shapes, exact_last=False)
     tc, canon = by_kind(shapes, table)  # the rules count event kinds, not byte shapes
     paths = [s.path for s in src.sources] if isinstance(src, LogSet) else [src.path]
@@ -143,4 +158,6 @@ def profile_log(src: TextSource | LogSet, rare_max: int | None = None, keep: int
     return Profile(lines=n, bytes=src.size, templates_total=len(table.templates), templates=picked,
                    candidates=heads, common=common, overflow=tc.overflow,
                    rare_max=rare_max, record_end=record_end, record_of=record_of,
-                   rules_by_line=rules_by_line, workers=tc.workers, picks=picks, table=table)
+                   rules_by_line=rules_by_line, workers=tc.workers, picks=picks, table=table,
+                   failed_shards=failed, shards=shards, reused_shards=reused,
+                   scan_timing=timing)

@@ -15,7 +15,8 @@ from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from rlm.corpus.counter import BlockReader, TemplateCounter, count_source, read_blocks
+from rlm.corpus.counter import BlockReader, TemplateCounter, read_blocks
+from rlm.corpus.template_scan import count_source
 from rlm.corpus.header import message_start
 from rlm.corpus.mask import mask_block
 from rlm.corpus.miner import VAR, Event, mine

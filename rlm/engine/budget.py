@@ -30,10 +30,18 @@ class Budget:
     interrupted_by: str = "Ctrl-C"  # what interrupted, for the coverage statement
     in_flight: int = 0  # requests reserved and not yet settled
     reserved_tokens: int = 0  # their worst-case tokens
+    # worst-case tokens of requests sent and never answered (timeouts, drops): no usage came
+    # back, yet the server may have run and billed them, so they stay spent against the cap
+    unanswered_tokens: int = 0
     # the units a spent cap stopped (never run, or cut short in their retries) and which cap:
     # what the answer's "Stopped by the budget" line reads, instead of parsing reasons
     stopped_ids: set[str] = field(default_factory=set)
     stopped_by: str | None = None
+    # circuit breaker: after this many calls in a row found no endpoint to answer them (each
+    # after its own retries), no new call starts; the rest is "not run" and resumable
+    breaker_after: int = 3
+    down_streak: int = 0
+    tripped: str | None = None
 
     def stopped(self, unit_id: str, why: str) -> None:
         self.stopped_ids.add(unit_id)
@@ -44,10 +52,13 @@ class Budget:
         counting what is spent and what requests in flight may still spend."""
         if self.interrupted:
             return "interrupted"
+        if self.tripped:
+            return self.tripped
         if self.max_calls is not None and self.usage.calls + self.in_flight + 1 > self.max_calls:
             return f"call budget of {self.max_calls} spent"
-        if self.max_tokens is not None and (self.usage.total_tokens + self.reserved_tokens
-                                            + max(1, tokens) > self.max_tokens):
+        if self.max_tokens is not None and (self.usage.total_tokens + self.unanswered_tokens
+                                            + self.reserved_tokens + max(1, tokens)
+                                            > self.max_tokens):
             return f"token budget of {self.max_tokens:,} spent"
         if self.max_wall_s is not None and self.elapsed() > self.max_wall_s:
             return f"time budget of {self.max_wall_s:g}s spent"
@@ -66,8 +77,21 @@ class Budget:
         self.in_flight -= requests
         self.reserved_tokens -= tokens
 
+    def endpoint_down(self, reason: str) -> None:
+        """A call failed because no endpoint could be reached (after its retries)."""
+        self.down_streak += 1
+        if self.down_streak >= self.breaker_after and not self.tripped:
+            self.tripped = (f"the model's endpoints failed {self.down_streak} calls in a row "
+                            f"({reason[:160]}); stopped calling them")
+
+    def endpoint_up(self) -> None:
+        self.down_streak = 0
+
     def charge(self, u: Usage) -> None:
         self.usage.add(u)
+
+    def spend_unanswered(self, tokens: int) -> None:
+        self.unanswered_tokens += tokens
 
     def elapsed(self) -> float:
         return time.monotonic() - self.started

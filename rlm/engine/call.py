@@ -16,7 +16,7 @@ from pydantic import BaseModel, ValidationError
 
 from rlm.engine.budget import Budget
 from rlm.errors import BudgetExhausted, ModelCallError
-from rlm.models.base import Completion, Limits, Model, Usage, request_guard
+from rlm.models.base import Completion, Limits, Model, Usage, request_guard, request_lost_hook
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -113,16 +113,22 @@ def request_tokens(model: Model, messages: list[dict], max_tokens: int) -> int:
 async def _guarded(model: Model, msgs: list[dict], schema: dict, lim: Limits, name: str,
                    budget: Budget) -> Completion:
     """model.complete with every request it sends (retries included) reserved in the budget
-    first; requests that failed still count as calls."""
+    first; requests that failed still count as calls, and requests that got no answer (timed
+    out, dropped) keep their worst-case tokens spent: the server may still bill them."""
     est = request_tokens(model, msgs, lim.max_tokens)
-    sent = 0
+    sent = lost = 0
 
     def guard() -> None:
         nonlocal sent
         budget.reserve(est)
         sent += 1
 
+    def on_lost() -> None:
+        nonlocal lost
+        lost += 1
+
     token = request_guard.set(guard)
+    lost_token = request_lost_hook.set(on_lost)
     try:
         comp = await model.complete(msgs, schema, lim, schema_name=name)
     except BaseException as e:
@@ -130,11 +136,17 @@ async def _guarded(model: Model, msgs: list[dict], schema: dict, lim: Limits, na
             e.attempts = sent
         budget.release(sent, sent * est)
         budget.charge(Usage(calls=sent))
+        budget.spend_unanswered(lost * est)
+        if getattr(e, "unreachable", False):
+            budget.endpoint_down(str(e))
         raise
     finally:
         request_guard.reset(token)
+        request_lost_hook.reset(lost_token)
     budget.release(sent, sent * est)
+    budget.spend_unanswered(lost * est)
     if sent:
+        budget.endpoint_up()
         comp.usage.calls = sent
     elif not comp.usage.calls and not comp.usage.cached_calls:  # a cache hit stays calls=0
         comp.usage.calls = 1

@@ -29,5 +29,7 @@ class RunOptions:
     argv: list[str] | None = None  # the command line, for the run record (secrets redacted)
     redact: bool | None = None  # None: decided by RLM_REDACT, config, endpoint (rlm.redact.model)
     redact_report: bool = False  # also mask the local report and the run record
+    executor: str | None = None  # local | ray; None: RLM_EXECUTOR, config, local (rlm.executor)
+    ray_address: str | None = None  # HOST:PORT of a Ray cluster; None: RAY_ADDRESS or a local one
     # asked before a long run (rlm.engine.longrun) with the warning; False stops it. None: go on
     confirm: Callable[[str], bool] | None = None

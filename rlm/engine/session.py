@@ -29,6 +29,7 @@ from typing import Any, AsyncIterator, Awaitable, Callable
 
 import anyio
 
+from rlm import executor
 from rlm.engine import interrupt as scanctl
 from rlm.redact import model as redact_model
 from rlm import store
@@ -57,6 +58,7 @@ class Session:
         self.scope = anyio.CancelScope()
         self.redaction = None
         self.report: Any = None
+        self.executor: Any = None  # rlm.executor: where scans (and Ray map calls) run
         self.started = time.monotonic()
 
     def emit(self, ev: Event) -> None:
@@ -65,6 +67,8 @@ class Session:
     def finish(self, report):
         """The command's final report: timed, masked under --redact-report, kept for the record."""
         report.usage.wall_s = round(time.monotonic() - self.started, 3)
+        if self.executor is not None:
+            report.executor = self.executor.info().as_dict()
         if self.redaction is not None and self.redaction.report:
             report = redact_model.mask_report(report, self.redaction)
         self.report = report
@@ -93,11 +97,15 @@ class Session:
 
         try:
             with scanctl.controlled(on_interrupt, handle_sigint=handle_sigint,
-                                    on_progress=lambda w, d, t: s.emit(Scan(w, d, t))):
+                                    on_progress=lambda w, d, t: s.emit(Scan(w, d, t))), \
+                    executor.opened(opts.executor, opts.ray_address, say=say_stderr) as ex:
+                s.executor = ex
+                if path and path != "-" and hasattr(ex, "check_path"):
+                    ex.check_path(path)  # every Ray node must read the corpus: before any work
                 if model is None:
-                    model = _resolve(opts.model, opts)
+                    model = _resolve(opts.model, opts, ex)
                 if opts.sub_model:
-                    sub = _resolve(opts.sub_model, opts)
+                    sub = _resolve(opts.sub_model, opts, ex)
                 window.check_question([model, sub], question, opts.usable_fraction)
                 if own and not opts.dry_run:  # the server first, then the (maybe huge) corpus
                     with pre:
@@ -134,10 +142,20 @@ class Session:
                 await sub.aclose()
 
 
-def _resolve(spec: str | None, opts: RunOptions) -> Model:
+def say_stderr(msg: str) -> None:
+    import sys
+
+    print(f"rlm: {msg}", file=sys.stderr)
+
+
+def _resolve(spec: str | None, opts: RunOptions, ex=None) -> Model:
     from rlm.models.registry import resolve_model
 
     m = resolve_model(spec, opts.base_url, opts.api_key, timeout=opts.timeout)
+    if getattr(ex, "name", "local") == "ray":  # its requests from Ray workers, under the cache
+        from rlm.executor.ray_calls import remote_model
+
+        m = remote_model(m, spec, opts.base_url, opts.api_key, opts.timeout)
     return store.wrap_model(m, opts)  # the call cache (rlm/store)
 
 

@@ -23,6 +23,19 @@ def before_request() -> None:
         guard()
 
 
+# Set with request_guard: a model calls `request_lost()` when a request it sent got no answer
+# (a read timeout, a dropped connection). The server may still process and bill it, so the
+# run's budget keeps its worst case spent instead of counting nothing.
+request_lost_hook: ContextVar[Callable[[], None] | None] = ContextVar("rlm_request_lost",
+                                                                      default=None)
+
+
+def request_lost() -> None:
+    hook = request_lost_hook.get()
+    if hook is not None:
+        hook()
+
+
 @dataclass
 class Usage:
     prompt_tokens: int = 0

@@ -19,6 +19,7 @@ KEYS = {
     "base_url": "OpenAI-compatible endpoint(s), comma-separated for replicas",
     "redact": "on | off: replace secrets and personal data in prompts (default: on for "
               "non-loopback endpoints)",
+    "executor": "local | ray: where scans and sub-calls run (ray: the rlm[ray] extra)",
 }
 
 
@@ -73,6 +74,10 @@ def set_value(key: str, value: str) -> Path:
         raise UsageError(f"config {key}: empty value (use `rlm config unset {key}`)")
     if "@" in value.split("//", 1)[-1].split("/", 1)[0]:
         raise UsageError(f"config {key}: credentials in a URL are not stored; use RLM_API_KEY")
+    if key == "executor" and value.lower() not in ("local", "ray"):
+        raise UsageError(f"config executor: expected local or ray, not {value!r}")
+    if key == "executor":
+        value = value.lower()
     if key == "redact":
         value = "on" if parse_switch(value, "config redact") else "off"
     data = load()

@@ -102,7 +102,10 @@ class EndpointPool:
         if all(isinstance(e, ModelUnreachable) for e in errors):
             raise ModelUnreachable("no endpoint could be reached: " + "; ".join(
                 f"{s.url}: {s.last_error}" for s in self.stats))
-        raise ModelCallError(f"failed on all {len(self.members)} endpoints; last: {errors[-1]}")
+        err = ModelCallError(f"failed on all {len(self.members)} endpoints; last: {errors[-1]}")
+        err.unreachable = all(isinstance(e, ModelUnreachable) or getattr(e, "unreachable", False)
+                              for e in errors)
+        raise err
 
     def usage_by_endpoint(self) -> list[dict]:
         return [s.as_dict() for s in self.stats]

@@ -33,7 +33,7 @@ import orjson
 from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt
 
 from rlm.errors import ContextTooLong, ModelCallError, ModelUnreachable
-from rlm.models.base import Completion, Limits, Usage, before_request
+from rlm.models.base import Completion, Limits, Usage, before_request, request_lost
 from rlm.models.http_errors import (
     _CONTEXT_ERROR, _conn_cause, _error_message, _retry_after, _short,
 )
@@ -300,7 +300,9 @@ class OpenAICompatModel:
             reason = f"connection dropped after {att}"
         else:
             reason = f"bad response after {att}: {last.detail}"
-        return ModelCallError(self._scrub(reason))
+        err = ModelCallError(self._scrub(reason))
+        err.unreachable = all(f.kind in ("connect", "dropped") for f in failures)
+        return err
 
     async def _attempt(self, body: dict, timeout: float, can_fall_back: bool, attempt_no: int) -> dict:
         client = self._get_client()
@@ -311,12 +313,15 @@ class OpenAICompatModel:
         except httpx.ConnectTimeout as e:
             raise _Transient("connect", _conn_cause(e)) from None
         except httpx.TimeoutException:
+            request_lost()  # sent, unanswered: the server may still run (and bill) it
             raise _Transient("timeout") from None
         except httpx.ConnectError as e:
             raise _Transient("connect", _conn_cause(e)) from None
         except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError, httpx.CloseError) as e:
+            request_lost()
             raise _Transient("dropped", _short(str(e) or type(e).__name__, 100)) from None
         except httpx.TransportError as e:
+            request_lost()
             raise _Transient("dropped", _short(str(e) or type(e).__name__, 100)) from None
 
         was_reached = st.reached

@@ -43,6 +43,10 @@ def budget_stop(rep: Report, budget) -> str | None:
     runs = [e.split(" ")[0] for e in failed_list(stopped, limit=3).split("; ")]
     ids = ", ".join(r for r in runs[:3] if r.startswith(stopped[0].chunk[:1]))
     was = "was" if len(stopped) == 1 else "were"
+    if getattr(budget, "tripped", None):  # the circuit breaker, not a cap
+        return (f"**Stopped: the model server is gone** ({why}): {len(stopped)} of "
+                f"{n_(rep.coverage.chunks_total, 'chunk')} {was} not read ({ids}). Start it "
+                "again (or give another with --base-url) and `rlm resume` the run.")
     return (f"**Stopped by the budget** ({why}): {len(stopped)} of "
             f"{n_(rep.coverage.chunks_total, 'chunk')} {was} not read ({ids}). "
             "Raise --max-calls / --max-tokens, or `rlm resume` the run.")

@@ -117,5 +117,11 @@ def report_markdown(rep: Report) -> str:
         tail += " Endpoints: " + "; ".join(
             f"{e['url']} {n_(e['calls'], 'call')}" + (f", {e['failures']} failed over" if e["failures"] else "")
             for e in u.endpoints) + "."
+    ex = getattr(rep, "executor", None)
+    if ex and ex.get("name") == "ray":
+        shards = ", ".join(f"{n_(k, 'shard')} on {node}" for node, k in
+                           ex.get("shards_per_node", {}).items())
+        tail += (f" Executor: Ray, {n_(ex['nodes'], 'node')}, {n_(ex['workers'], 'worker')}"
+                 + (f" ({shards})" if shards else "") + ".")
     banner = getattr(rep, "tier", None) == "none"
     return "\n\n".join(head + ["## Answer", answer_markdown(rep, banner), tail])

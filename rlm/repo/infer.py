@@ -124,11 +124,8 @@ class ModuleScope:
             finally:
                 self._busy.discard(name)
         if m.star_from:
-            for star in m.star_from:
-                got = self.index.member(star, name) if self.index.is_internal(star) else None
-                if got is not None:
-                    return got
-            return Unknown(f"`{name}` may come from a star import")
+            got = self.index.star_member(m, name)
+            return got if got is not None else Unknown(f"`{name}` may come from a star import")
         if hasattr(builtins, name):
             return Builtin(name, instance=False)
         return Unknown(f"`{name}` is not bound at module level")

@@ -67,6 +67,7 @@ class ModuleInfo:
     classes: dict[str, ClassInfo] = field(default_factory=dict)
     imports: dict[str, tuple[str, str | None]] = field(default_factory=dict)  # alias -> (mod, name)
     star_from: list[str] = field(default_factory=list)
+    exports: set[str] | None = None  # `__all__` when the module declares it as a literal
     context_managers: set[str] = field(default_factory=set)  # @contextmanager functions
 
 
@@ -146,6 +147,11 @@ class PackageIndex:
                     m.star_from.append(base)
                 else:
                     m.imports[a.asname or a.name] = (base, a.name)
+        elif (isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "__all__"
+                                                   for t in node.targets)
+              and isinstance(node.value, (ast.List, ast.Tuple))):
+            m.exports = {e.value for e in node.value.elts
+                         if isinstance(e, ast.Constant) and isinstance(e.value, str)}
         elif isinstance(node, (ast.If, ast.Try)):  # `try: import x / except ImportError`
             for sub in ast.iter_child_nodes(node):
                 if isinstance(sub, (ast.Import, ast.ImportFrom)):
@@ -188,11 +194,23 @@ class PackageIndex:
             return self.imported(*m.imports[name], depth=depth + 1)
         if f"{module}.{name}" in self.modules:
             return ModuleRef(f"{module}.{name}")
+        return self.star_member(m, name, depth)
+
+    def star_member(self, m: ModuleInfo, name: str, depth: int = 0):
+        """`name` through the module's `from x import *` lines: found only when exactly one
+        source exports it (its `__all__`, else a public name) and no star import from outside
+        the repository could be the one that binds it."""
+        if not m.star_from or any(not self.is_internal(s) for s in m.star_from):
+            return None
+        found = []
         for star in m.star_from:
-            got = self.member(star, name, depth + 1)
-            if got is not None and not isinstance(got, External):
-                return got
-        return None
+            src = self.modules.get(star)
+            exported = (name in src.exports if src is not None and src.exports is not None
+                        else not name.startswith("_"))
+            got = self.member(star, name, depth + 1) if exported else None
+            if got is not None and not isinstance(got, External) and got not in found:
+                found.append(got)
+        return found[0] if len(found) == 1 else None
 
     def imported(self, mod: str, name: str | None, depth: int = 0):
         """The target of an import: `import mod` (name None) or `from mod import name`."""

@@ -15,6 +15,8 @@ from rlm.corpus.index import iter_chunks
 from rlm.corpus.source import TextSource
 from rlm.corpus.timewindow import keep_in, log_window, window_note
 from rlm.engine.estimate import announce
+from rlm.engine.ledger import Unit, failed_unit
+from rlm.engine.outcomes import Status
 from rlm.engine.window import PROMPT_OVERHEAD_TOKENS, chunk_bytes
 from rlm.schemas.report import Estimate
 from rlm.pipeline.strategies import fanout
@@ -35,6 +37,12 @@ async def run(ctx: Context) -> Result:
         r = search(src, anchors)
         res.cov.bytes_scanned_by_code += src.size
         res.cov.lines_scanned_by_code += src.line_count
+        for f in r.failed:  # Ray: a shard no worker could search (after its retry)
+            res.cov.bytes_scanned_by_code -= f.shard.bytes
+            res.cov.lines_scanned_by_code -= f.lines
+            res.cov.chunks_failed.append(failed_unit(
+                Unit(f.shard.id, src.display, f.line_start, f.line_end), Status.FAILED,
+                f"not searched: {f.reason}; bytes {f.shard.start:,}-{f.shard.end:,}"))
         truncated |= r.truncated
         found = r.hit_lines
         ranges, w = log_window(ctx.corpus.probe.kind, src, ctx.query.window)  # "between 14:00 and 14:30"

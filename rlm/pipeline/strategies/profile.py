@@ -18,7 +18,8 @@ from rlm.engine.candidates import Group, group_candidates, judge_group, numbered
 from rlm.engine.mapper import Outcome, map_items
 from rlm.render.kinds import kinds_markdown
 from rlm.engine.events import Plan, UnitStarted
-from rlm.engine.ledger import Unit
+from rlm.engine.ledger import Unit, failed_unit
+from rlm.engine.outcomes import Status
 from rlm.engine.window import PROMPT_OVERHEAD_TOKENS
 from rlm.schemas.report import Estimate
 from rlm.pipeline.strategies.base import Context, Result, code_finding, done
@@ -37,6 +38,7 @@ async def run(ctx: Context) -> Result:
     res.cov.bytes_scanned_by_code, res.cov.lines_scanned_by_code = prof.bytes, prof.lines
     if ranges is not None:
         res.cov.bytes_scanned_by_code = _window_bytes(src, ranges)
+    _failed_shards(res, src, prof)
     if prof.overflow:
         res.cov.declared.append("more than 200,000 distinct line shapes: rarer shapes beyond "
                                 "that were counted but not tracked")
@@ -103,6 +105,23 @@ def _place(src, prof, kinds):
     if not kinds or isinstance(src, LogSet) or prof.table is None or prof.lines != src.line_count:
         return None
     return places(src, prof.table, kinds[0].kind)
+
+
+def _failed_shards(res: Result, src, prof) -> None:
+    """Shards no worker could profile: each named with its file, lines and bytes (exit 3);
+    their bytes were not scanned by code (their lines were only counted, for the numbering)."""
+    if prof.reused_shards:
+        res.cov.declared.append(
+            f"{prof.reused_shards} of {prof.shards} shards were taken from the tables an "
+            "earlier scan that did not finish kept; the others were scanned again")
+    files = src.sources if isinstance(src, LogSet) else [src]
+    display = {str(f.path): f.display for f in files}
+    for f in prof.failed_shards:
+        sh = f.shard
+        res.cov.bytes_scanned_by_code -= sh.bytes
+        res.cov.chunks_failed.append(failed_unit(
+            Unit(sh.id, display.get(sh.path, sh.path), f.line_start, f.line_end), Status.FAILED,
+            f"not profiled: {f.reason}; bytes {sh.start:,}-{sh.end:,}"))
 
 
 def time_window(res: Result, src, w):

@@ -1,0 +1,88 @@
+"""The shard plan and the shard scan on the local executor (no Ray needed): shards start at line
+starts, the plan does not depend on the machine, a scan cut into many shards gives the same
+template table as one cut into few, and the shard store only loads scan tables."""
+
+from __future__ import annotations
+
+import pickle
+
+import pytest
+
+from rlm.corpus.profile import profile_log
+from rlm.corpus.source import TextSource
+from rlm.corpus.template_scan import scan_templates
+from rlm.executor import LocalExecutor, using
+from rlm.executor.scan import count_newlines
+from rlm.executor.shard_store import ShardStore
+from rlm.executor.shards import plan_shards
+from rlm.fixtures.log import write_log
+
+
+@pytest.fixture(scope="module")
+def log(tmp_path_factory):
+    p = tmp_path_factory.mktemp("shards") / "app.log"
+    write_log(p, lines=40_000)
+    return p
+
+
+def test_shards_start_at_line_starts_and_cover_the_file(log):
+    data = log.read_bytes()
+    shards = plan_shards([str(log)], shard_bytes=300_000, split_min=0)
+    assert len(shards) == -(-len(data) // 300_000)
+    assert shards[0].start == 0 and shards[-1].end == len(data)
+    for a, b in zip(shards, shards[1:]):
+        assert a.end == b.start and data[b.start - 1:b.start] == b"\n"
+    assert sum(count_newlines(str(log), s.start, s.end) for s in shards) == data.count(b"\n")
+
+
+def test_many_shards_give_the_same_table_as_one(log, monkeypatch):
+    one = scan_templates([str(log)]).table
+    monkeypatch.setenv("RLM_SHARD_MB", "0.3")
+    many = scan_templates([str(log)])
+    assert many.shards > 5 and not many.failed
+    assert many.table.counts == one.counts  # counts and first line numbers of every shape
+    assert many.table.lines == one.lines == 40_000
+
+
+def test_profile_is_the_same_on_one_worker_and_on_a_pool(log, monkeypatch):
+    monkeypatch.setenv("RLM_SHARD_MB", "0.5")
+    with TextSource(log) as src:
+        with using(LocalExecutor(workers=1)):
+            a = profile_log(src)
+        with using(LocalExecutor(workers=2)) as ex:
+            b = profile_log(src)
+    assert (a.candidates, a.templates_total, a.rules_by_line) == (b.candidates, b.templates_total,
+                                                                   b.rules_by_line)
+    assert b.shards == a.shards > 1 and ex.info().shards_per_node == {"local": b.shards}
+
+
+def test_shard_store_loads_scan_tables_only(tmp_path, log):
+    from rlm.corpus.counter import TemplateCounter
+
+    store = ShardStore(TemplateCounter, tmp_path)
+    table = scan_templates([str(log)]).table
+    store.put("k", table)
+    assert store.get("k").counts == table.counts
+    (tmp_path / "evil.pkl").write_bytes(pickle.dumps(print))  # a callable, not a table
+    assert store.get("evil") is None
+    assert store.get("missing") is None
+
+
+def test_grep_shards_match_the_one_process_search(log, monkeypatch):
+    """The shard function and the driver's walk give what the mmap search gives, truncation
+    included (run here on the local executor's functions; on Ray in test_executor_ray)."""
+    from rlm.corpus import grep as grep_mod
+    from rlm.corpus.grep_scan import grep_shards
+
+    monkeypatch.setenv("RLM_SHARD_MB", "0.3")
+    with TextSource(log) as src:
+        for anchors, cap in ((["panic", "override"], 5000), (["INFO"], 7)):
+            want = grep_mod.search(src, anchors, max_hits=cap)
+            assert want.hit_lines
+            pattern = b"|".join(grep_mod.re.escape(a.encode()) for a in anchors)
+            hits, failed = grep_shards(str(log), pattern, cap)
+            offsets = [at for at, _ in hits]
+            assert not failed and offsets == sorted(offsets)
+            lines = sorted({src.line_of_offset(at) for at in offsets})
+            assert lines[:len(want.hit_lines)] == want.hit_lines
+            assert want.truncated == (len(lines) > cap)
