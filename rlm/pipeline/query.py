@@ -94,7 +94,7 @@ class Query:
         elif self.anchors:
             head = "lines mentioning " + ", ".join(f"`{a}`" for a in self.anchors)
         elif self.kind == "open":
-            head = "an open question about the log (what stands out)"
+            head = "an open question (what stands out)"
         else:
             head = "a question that needs reading"
         return f"Read as: {head}, {self.scope(files)}."
