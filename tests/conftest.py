@@ -21,3 +21,12 @@ def _isolated_dirs(tmp_path, monkeypatch):
     monkeypatch.setenv("RLM_CACHE_DIR", str(tmp_path / "_rlm_cache"))
     monkeypatch.setenv("RLM_DATA_DIR", str(tmp_path / "_rlm_data"))
     monkeypatch.setenv("RLM_CONFIG_DIR", str(tmp_path / "_rlm_config"))  # calibration profiles
+
+
+@pytest.fixture
+def instructions_shown(monkeypatch):
+    """The model is shown lines that read like instructions (rlm.corpus.instructions withholds
+    them): for the tests of the second line of defence, as if the first had missed the line."""
+    import rlm.corpus.instructions as ins
+
+    monkeypatch.setattr(ins, "why_instruction", lambda line: None)

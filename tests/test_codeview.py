@@ -185,3 +185,22 @@ def test_views_of_an_installed_package():
         line = (pkg / by_id[e["source"]]).read_text("utf-8").splitlines()[e["line"] - 1]
         assert "import" in line, (e, line)
     assert v["dependencies"]["status"] == "not_applicable"  # no packaging files inside
+
+
+def test_every_bandit_rule_of_the_installed_ruff_has_bandits_level():
+    """ruff's own rule list (`ruff rule --all`): each flake8-bandit rule rlm asks for is rated by
+    recipes/analyzer-rules.toml, so no S finding falls back to "not rated"."""
+    from rlm.codeview import severity
+    from rlm.codeview.tools import ruff_binary
+
+    listed = json.loads(subprocess.run([ruff_binary(), "rule", "--all", "--output-format", "json"],
+                                       capture_output=True, text=True, check=True).stdout)
+    codes = {r["code"] for r in listed if r["linter"] == "flake8-bandit"}
+    _, ignored = severity.selected()
+    assert len(codes) > 50
+    unrated = sorted(c for c in codes - set(ignored) if "not rated" in severity.rate(c, "")[2]
+                     or not severity.rate(c, "")[2].startswith("bandit B"))
+    assert unrated == []
+    assert severity.rate("S105", "")[:2] == ("low", "medium")  # B105: LOW, MEDIUM
+    assert severity.rate("S113", "")[0] == "low"  # B113: MEDIUM with LOW confidence
+    assert severity.rate("S602", "`subprocess` call with `shell=True` seems safe")[0] == "low"

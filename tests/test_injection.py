@@ -96,7 +96,7 @@ def assert_fenced(server):
             assert ln.group(0) in inside
 
 
-def test_injections_do_not_change_what_code_found_in_a_log(tmp_path, fake_server):
+def test_injections_do_not_change_what_code_found_in_a_log(tmp_path, fake_server, instructions_shown):
     p = tmp_path / "app.log"
     needles, injected = injected_log(p)
     neutral = run(p, "anomalies?", fake_server)
@@ -129,7 +129,7 @@ def test_grep_hits_survive_an_answer_that_says_nothing(tmp_path, fake_server):
 
 
 @pytest.mark.parametrize("kind", ["log", "prose"])
-def test_no_verified_finding_at_a_line_that_does_not_hold_its_quote(tmp_path, fake_server, kind):
+def test_no_verified_finding_at_a_line_that_does_not_hold_its_quote(tmp_path, fake_server, kind, instructions_shown):
     p = tmp_path / f"corpus.{kind}"
     if kind == "log":
         _, injected = injected_log(p)

@@ -192,3 +192,52 @@ def test_show_draws_audit_and_mine_runs(tmp_path, fake_server):
         assert data["run_id"] == run["run_id"] and data["command"] == run["command"]
         assert data["findings"] == run["findings"]
         assert f"Run {run['run_id']}" in text_of(got)
+
+
+def test_the_walk_fallback_holds_too(tmp_path, monkeypatch):
+    """Where openat2 is missing (old kernels, seccomp), one O_NOFOLLOW openat per component."""
+    root, _ = _race_tree(tmp_path)
+    monkeypatch.setattr(beneath, "_openat2_works", False)
+    roots = Roots([str(root)])
+    p = _start_swapper(root)
+    leaked = read = refused = 0
+    try:
+        with beneath.confined([str(root)]):
+            for _ in range(3000):
+                try:
+                    with beneath.open_file(roots.resolve("d/data.txt")) as fh:
+                        text = fh.read().decode()
+                except (OSError, ValueError, UsageError):
+                    refused += 1
+                    continue
+                leaked += OUTSIDE_LINE in text
+                read += "harmless" in text
+    finally:
+        _stop(p, root)
+    assert leaked == 0 and read > 0 and refused > 0
+    with beneath.confined([str(root)]):  # a symlink component is refused, a plain path read
+        with pytest.raises(UsageError, match="symlink"):
+            beneath.open_file(root / "x" / "data.txt")
+        assert beneath.read_text(root / "d" / "data.txt").startswith("harmless")
+        with pytest.raises(UsageError, match="outside the allowed roots"):
+            beneath.open_file(tmp_path / "outside" / "data.txt")
+
+
+def test_gz_and_folders_are_read_through_the_server(tmp_path):
+    """A .gz is decompressed from a confined open into rlm's own spool file, which is then read
+    as it is (it lies outside every root)."""
+    import gzip
+
+    (tmp_path / "logs").mkdir()
+    with gzip.open(tmp_path / "logs" / "old.log.gz", "wt") as fh:
+        fh.write("ok\nERROR disk full on node-7\n")
+
+    async def main():
+        async with connect([tmp_path]) as c:
+            return (await c.call_tool("read_lines", {"path": "logs/old.log.gz", "start": 1,
+                                                     "end": 2}),
+                    await c.call_tool("ask", {"path": "logs", "question": "what about 'node-7'?"}))
+
+    lines, asked = anyio.run(main)
+    assert structured(lines)["lines"][1]["text"] == "ERROR disk full on node-7"
+    assert "node-7" in text_of(asked) and not asked.is_error

@@ -24,7 +24,7 @@ def obeyed(log: list[dict], what: str) -> int:
 
 
 @pytest.mark.parametrize("which", ["nothing", "cite", "both"])
-def test_sniah_planted_instructions_cannot_hide_the_needle_code_found(tmp_path, which):
+def test_sniah_planted_instructions_cannot_hide_the_needle_code_found(tmp_path, which, instructions_shown):
     p = tmp_path / "haystack.txt"
     truth = write_sniah(p, 32_000, (0.1,), "uuid", distractors=3)
     needle = next(n for n in truth["needles"] if n["queried"])
@@ -57,7 +57,7 @@ def _oolong_runs(path, truth, reader, key, **kw):
     return out
 
 
-def test_oolong_planted_instructions_leave_only_honest_ranges(oolong, tmp_path):
+def test_oolong_planted_instructions_leave_only_honest_ranges(oolong, tmp_path, instructions_shown):
     p, truth = oolong
     adv, key = oolong_copy(p, truth, tmp_path / "adv.txt")
     runs = _oolong_runs(adv, truth, "adversarial", key)

@@ -75,7 +75,7 @@ def test_noisy_failures_are_named_in_coverage(cases):
 # notes (a direct read): its cites carry no quote, so a cited line is verified only when it
 # shares a word with the answer (rlm/verify/support.py); this was an xfail until that check
 @pytest.mark.parametrize("name", ["log-anomalies", "transcript-story", "notes"])
-def test_adversarial_reader_cannot_plant_verified_evidence(cases, tmp_path, name):
+def test_adversarial_reader_cannot_plant_verified_evidence(cases, tmp_path, name, instructions_shown):
     adv = S.adversarial_copy(cases[name], tmp_path)
     r = run(adv, "adversarial")
     assert r["score"]["damage"].get("obeyed", 0) >= 1  # it did follow a planted instruction

@@ -21,12 +21,19 @@ from rlm.codeview.testmap import build_test_map
 from rlm.repo.facts import RepoFacts, repo_facts
 
 
-def build_views(root: str | Path, files: list[str], facts: RepoFacts | None = None) -> CodeViews:
-    """Every view over the Python files among ``files`` (paths relative to ``root``, as the
-    walker kept them)."""
+def sources_of(root: str | Path, files: list[str]) -> Sources:
+    """The Python files among ``files`` (paths relative to ``root``, as the walker kept them),
+    each read and parsed once for every view (and for the caller's own use of the trees)."""
+    return Sources(Path(root).resolve(), sorted(f for f in files if f.endswith(".py")))
+
+
+def build_views(root: str | Path, files: list[str], facts: RepoFacts | None = None,
+                src: Sources | None = None) -> CodeViews:
+    """Every view over the Python files among ``files``; ``src``: their Sources when the
+    caller has them already."""
     t0 = time.perf_counter()
     root = Path(root).resolve()
-    src = Sources(root, sorted(f for f in files if f.endswith(".py")))
+    src = src or sources_of(root, files)
     v = CodeViews()
     v.analyzers, r = run_ruff(root, src.files, src.is_test)
     v.tools.append(r)

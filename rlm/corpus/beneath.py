@@ -26,6 +26,7 @@ _roots: ContextVar[tuple[str, ...] | None] = ContextVar("rlm_confined_roots", de
 _SYS_OPENAT2 = 437  # the same number on every Linux architecture (the generic table)
 _RESOLVE_NO_MAGICLINKS, _RESOLVE_NO_SYMLINKS, _RESOLVE_BENEATH = 0x02, 0x04, 0x08
 _openat2_works: bool | None = None  # learned on first use: ENOSYS (old kernel, seccomp) -> walk
+_own: set[str] = set()  # rlm's own spool files (a .gz decompressed): outside every root
 
 
 from rlm.errors import PathRefused  # noqa: E402 - raised here, defined with the other errors
@@ -50,6 +51,17 @@ def confined(roots: list[str] | tuple[str, ...] | None) -> Iterator[None]:
 def current() -> tuple[str, ...] | None:
     """The roots in force (to hand to worker processes), or None."""
     return _roots.get()
+
+
+def own(path: str | os.PathLike, mine: bool = True) -> None:
+    """Declare (or, mine=False, forget) one of rlm's own temporary files: opened as it is
+    (never through a symlink) even under confinement."""
+    (_own.add if mine else _own.discard)(os.path.abspath(os.fspath(path)))
+
+
+def owned() -> frozenset[str]:
+    """rlm's own files now (to hand to worker processes with the roots)."""
+    return frozenset(_own)
 
 
 def describe(roots: tuple[str, ...]) -> str:
@@ -127,7 +139,10 @@ def open_fd(path: str | os.PathLike, folder: bool = False) -> int:
     roots = _roots.get()
     if roots is None:  # unconfined: exactly what open() does
         return os.open(p, flags)
-    fd = _open_confined(p, roots, flags | os.O_NOCTTY | os.O_NONBLOCK)
+    if os.path.abspath(p) in _own:
+        fd = os.open(p, flags | os.O_NOFOLLOW | os.O_NOCTTY | os.O_NONBLOCK)
+    else:
+        fd = _open_confined(p, roots, flags | os.O_NOCTTY | os.O_NONBLOCK)
     st = os.fstat(fd)
     ok = stat.S_ISDIR(st.st_mode) if folder else stat.S_ISREG(st.st_mode)
     if not ok:

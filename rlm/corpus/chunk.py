@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from rlm.corpus import instructions
 from rlm.corpus.lines import MAX_LINE_CHARS, number_lines
 
 REPO_NUMBER_WIDTH = 3  # repository material: "  12| text" under a "### path" header
@@ -132,13 +133,25 @@ class Chunk:
         return sum(len(s) > max_line_chars for p in self.parts if p.piece is None
                    for s in self.source.part_lines(p))
 
+    def withheld(self) -> list[tuple[str, int, str]]:
+        """(path, line, why) of the lines that read like instructions to a model: numbered_text
+        shows WITHHELD in their place (rlm.corpus.instructions)."""
+        out = []
+        for p in self.parts:
+            for i, s in enumerate(self.source.part_lines(p)):
+                why = instructions.why_instruction(s)
+                if why:
+                    out.append((p.path, p.start + i, why))
+        return out
+
     def numbered_text(self, max_line_chars: int = MAX_LINE_CHARS) -> str:
-        """The material of the call: each line with its 1-based number in its file."""
+        """The material of the call: each line with its 1-based number in its file; a line that
+        reads like an instruction to a model is withheld (see `withheld`)."""
         src = self.source
         several = len(self.paths) > 1
         out: list[str] = []
         for p in self.parts:
-            ls = src.part_lines(p)
+            ls, _ = instructions.withhold(src.part_lines(p))
             if p.piece is not None:  # a piece is shown whole: it was cut to fit already
                 body = number_lines(ls, p.start, max_chars=None)[0]
             elif src.headed:

@@ -17,7 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from rlm.corpus.beneath import file_size, open_file
+from rlm.corpus.beneath import current as confined_roots
+from rlm.corpus.beneath import file_size, open_file, own
 from rlm.corpus.binary import is_binary
 from rlm.corpus.line_offsets import LineOffsets
 from rlm.corpus.spool import spool_budget
@@ -63,6 +64,8 @@ class TextSource:
         if not os.access(p, os.R_OK):
             raise UsageError(f"cannot read {path_arg}: permission denied")
         if stat.S_ISFIFO(mode):
+            if confined_roots() is not None:  # a pipe cannot be opened beneath a root safely
+                raise UsageError(f"{path_arg} is a pipe: the MCP server reads files only")
             with open(p, "rb", buffering=0) as fh:
                 return cls._spool(fh, path_arg)
         if p.suffix == ".gz":
@@ -97,6 +100,7 @@ class TextSource:
             spool_budget.give_back(copied)
             os.unlink(tmp.name)
             raise
+        own(tmp.name)  # opened as it is under confinement (rlm.corpus.beneath)
         src = cls(Path(tmp.name), display=display, spooled=True)
         src._spooled_bytes = copied
         return src
@@ -108,6 +112,7 @@ class TextSource:
             self._fh.close()
         self._mm = None
         if self.spooled:
+            own(self.path, mine=False)
             spool_budget.give_back(self._spooled_bytes)
             self._spooled_bytes = 0
             try:

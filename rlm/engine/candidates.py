@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from rlm.corpus import instructions
 from rlm.prompts import recipe
 from rlm.corpus.lines import number_pairs
 from rlm.corpus.source import TextSource
@@ -129,9 +130,12 @@ _LEAD_TS = re.compile(r"^\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}\S*\]?\s+")
 
 def numbered(group: Group, limit: int = MAX_GROUP_LINES, max_chars: int = 400) -> str:
     """The group's lines for the model, timestamps dropped: a small model copies what it sees,
-    and a copied message reads better as a claim than a copied timestamp."""
+    and a copied message reads better as a claim than a copied timestamp. A line that reads like
+    an instruction to a model is withheld (rlm.corpus.instructions); code still reports it."""
     shown = group.lines[:limit]
-    out = [number_pairs(((ln, _LEAD_TS.sub("", group.texts[ln])) for ln in shown),
+    out = [number_pairs(((ln, instructions.WITHHELD
+                          if instructions.why_instruction(group.texts[ln])
+                          else _LEAD_TS.sub("", group.texts[ln])) for ln in shown),
                         max_chars=max_chars)[0]]
     if len(group.lines) > limit:
         out.append(f"(and {len(group.lines) - limit} more lines of the same kind)")

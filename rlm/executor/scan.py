@@ -60,9 +60,13 @@ class ScanResult:
         return sum(f.lines for f in self.failed)
 
 
-def _confined(path: str, start: int, end: int, threads: int, roots, count: Callable,
+def _confined(path: str, start: int, end: int, threads: int, scope, count: Callable,
               *args) -> Any:
-    """A shard function run beneath the driver's roots (rlm.corpus.beneath), wherever it runs."""
+    """A shard function run beneath the driver's roots (rlm.corpus.beneath), wherever it runs;
+    `scope`: (roots, rlm's own spool files, which are opened as they are)."""
+    roots, mine = scope
+    for p in mine:
+        beneath.own(p)
     with beneath.confined(roots):
         return count(path, start, end, threads, *args)
 
@@ -98,10 +102,11 @@ def scan_shards(paths: list[str], count: Callable, args: tuple, table: Any,
     keys = {s.index: shard_key(count, s, args) for s in shards}
     kept = {s.index: v for s in shards if (v := store.get(keys[s.index])) is not None}
     todo = [s for s in shards if s.index not in kept]
-    roots = beneath.current()  # a worker opens beneath the same roots as the driver (MCP)
+    # a worker opens beneath the same roots as the driver (MCP), and reads its spool files
+    scope = (beneath.current(), beneath.owned())
     try:
         ran = ({r.shard.index: r for r in current().run_shards(_confined, todo,
-                                                               (roots, count) + args)}
+                                                               (scope, count) + args)}
                if todo else {})
     except (ScanInterrupted, KeyboardInterrupt) as e:  # Ctrl-C: keep what finished, for resume
         for r in getattr(e, "finished", []):

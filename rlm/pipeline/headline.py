@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from rlm.safetext import visible
 from rlm.schemas.report import Finding, Report
 from rlm.words import n_
 
@@ -13,7 +14,7 @@ _LEADING_TIME = re.compile(r"^\S*\d\S*\s+(?:\S*\d\S*\s+)?")  # a timestamp (and 
 
 
 def _ref(f: Finding) -> str:
-    return f"{f.source.path}:{f.source.line_start}"
+    return f"{visible(f.source.path)}:{f.source.line_start}"
 
 
 def _gist(f: Finding, width: int = 70) -> str:

@@ -107,6 +107,11 @@ def iban_ok(text: str) -> bool:
     return int(num) % 97 == 1
 
 
+def _ipv4_ok(text: str) -> bool:
+    """_ip_ok for what _IPV4 matched (four octets of 0-255 already): not 127.x or 0.0.0.0."""
+    return not text.startswith("127.") and text != "0.0.0.0"
+
+
 def _ip_ok(text: str) -> bool:
     try:
         ip = ipaddress.ip_address(text)
@@ -224,7 +229,7 @@ _LINE_DETECTORS = (
     ("iban", _IBAN, "IBAN", 0, iban_ok),
     ("ssn", _SSN, "SSN", 0, None),
     ("phone", _PHONE, "PHONE", 0, _phone_ok),
-    ("ipv4", _IPV4, "IP", 0, _ip_ok),
+    ("ipv4", _IPV4, "IP", 0, _ipv4_ok),
     ("ipv6", _IPV6, "IP", 0, _ipv6_ok),
 )
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rlm.verify.evidence import format_evidence_path
 from rlm.render.codeview import views_markdown
+from rlm.safetext import code, link_target, visible
 from rlm.schemas.repo_report import AuditReport
 
 SEVERITY_RANK = {"high": 0, "medium": 1, "low": 2, None: 3}
@@ -12,7 +13,7 @@ SEVERITY_RANK = {"high": 0, "medium": 1, "low": 2, None: 3}
 def _link(base: str, path: str, a: int, b: int) -> str:
     ref = format_evidence_path(path, a, b)
     target = (base.rstrip("/") + "/" if base else "") + path + f"#L{a}" + (f"-L{b}" if b != a else "")
-    return f"[`{ref}`]({target.replace(' ', '%20')})"
+    return f"[{code(ref)}]({link_target(target)})"
 
 
 def _q(text: str, width: int = 140) -> str:
@@ -27,7 +28,7 @@ def _cell(text: str, width: int = 160) -> str:
 
 def _head(rep: AuditReport) -> list[str]:
     a = rep.audit
-    out: list[str] = [f"# rlm audit: `{rep.corpus.path}`"]
+    out: list[str] = [f"# rlm audit: {code(rep.corpus.path)}"]
     out.append(f"{rep.corpus.files} files kept ({rep.corpus.bytes:,} bytes, {rep.corpus.lines:,} "
                f"lines) in {len(a.modules)} module(s). Lenses: {', '.join(a.lenses)}. "
                f"Model: {rep.model or '-'}.")
@@ -145,16 +146,16 @@ def _coverage(rep: AuditReport) -> list[str]:
     out: list[str] = []
     out.append("## Coverage")
     if fc.skipped_files:
-        out.append("Skipped: " + "; ".join(f"`{x['path']}` ({x['reason']})"
+        out.append("Skipped: " + "; ".join(f"{code(x['path'])} ({x['reason']})"
                                            for x in fc.skipped_files[:25])
                    + (f"; and {len(fc.skipped_files) - 25} more" if len(fc.skipped_files) > 25 else "")
                    + ".")
     if fc.failed_files:
-        out.append("Failed (not read): " + ", ".join(f"`{p}`" for p in fc.failed_files[:25]) + ".")
+        out.append("Failed (not read): " + ", ".join(code(p) for p in fc.failed_files[:25]) + ".")
     if fc.scanned_only:
         out.append("Only scanned by code (never read by the model): "
-                   + ", ".join(f"`{p}`" for p in fc.scanned_only[:25]) + ".")
-    out.append(f"_{rep.coverage.statement}_")
+                   + ", ".join(code(p) for p in fc.scanned_only[:25]) + ".")
+    out.append(f"_{visible(rep.coverage.statement)}_")
     u = rep.usage
     if not rep.dry_run:
         out.append(f"Usage: {u.calls} call(s), {u.prompt_tokens:,} prompt + {u.completion_tokens:,} "

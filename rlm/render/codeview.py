@@ -3,6 +3,7 @@ which tool produced it and what it did not look at."""
 
 from __future__ import annotations
 
+from rlm.safetext import code
 from rlm.codeview.shapes import Analyzers, CodeViews, Section
 
 SEVERITIES = ("high", "medium", "low")
@@ -55,7 +56,7 @@ def _complexity(v: CodeViews) -> list[str]:
     ranks = ", ".join(f"{k}: {c.by_rank[k]}" for k in sorted(c.by_rank))
     out.append(f"{c.functions} function(s), mean cyclomatic complexity {c.mean} (ranks {ranks}).")
     table = ["| Function | Complexity | Rank | Where |", "|---|---:|---|---|"]
-    table += [f"| `{f.name}` | {f.complexity} | {f.rank} | `{f.path}:{f.line}-{f.end_line}` |"
+    table += [f"| `{f.name}` | {f.complexity} | {f.rank} | {code(f'{f.path}:{f.line}-{f.end_line}')} |"
               for f in c.top[:ROWS]]
     out.append("\n".join(table))
     return out
@@ -69,7 +70,7 @@ def _dead_code(v: CodeViews) -> list[str]:
     by = ", ".join(f"{k}: {n}" for k, n in sorted(d.by_rule.items()))
     out.append(f"{len(d.findings)} candidate(s) ({by or 'none'}). Confidence is vulture's.")
     sure = sorted(d.findings, key=lambda f: (SEVERITIES.index(f.confidence), f.path, f.line))
-    out.append("\n".join(f"- {_md(f.message)} — `{f.path}:{f.line}` ({f.confidence} confidence)"
+    out.append("\n".join(f"- {_md(f.message)} — {code(f'{f.path}:{f.line}')} ({f.confidence} confidence)"
                          for f in sure[:ROWS]) + _more(len(sure)))
     return out
 
@@ -102,7 +103,7 @@ def _entry_points(v: CodeViews) -> list[str]:
     if e.items:
         table = ["| Kind | Name | Runs | Where |", "|---|---|---|---|"]
         table += [f"| {i.kind.replace('_', ' ')} | `{_md(i.name)}` | {_md(i.target) or '—'} | "
-                  f"`{i.path}:{i.line}` |" for i in e.items[:ROWS]]
+                  f"{code(f'{i.path}:{i.line}')} |" for i in e.items[:ROWS]]
         out.append("\n".join(table) + _more(len(e.items)))
     return out
 
@@ -113,7 +114,7 @@ def _public_api(v: CodeViews) -> list[str]:
     for pkg in p.packages:
         names = ", ".join(f"`{n.name}`" for n in pkg.names[:40])
         extra = f" and {len(pkg.names) - 40} more" if len(pkg.names) > 40 else ""
-        out.append(f"**`{pkg.package}`** ({pkg.source} in `{pkg.path}`, {len(pkg.names)} "
+        out.append(f"**`{pkg.package}`** ({pkg.source} in {code(pkg.path)}, {len(pkg.names)} "
                    f"name(s)): {names or '—'}{extra}")
     return out
 
@@ -126,7 +127,7 @@ def _dependencies(v: CodeViews) -> list[str]:
                  "|---|---|---|---:|---|"]
         table += [f"| `{_md(x.spec)}` | {x.group or 'default'} | "
                   f"{', '.join(x.import_names)} ({x.import_basis}) | {len(x.used_in)} "
-                  f"({len(x.used_in_tests)}) | `{x.path}:{x.line}` |" for x in d.declared[:30]]
+                  f"({len(x.used_in_tests)}) | {code(f'{x.path}:{x.line}')} |" for x in d.declared[:30]]
         out.append("\n".join(table) + ("" if len(d.declared) <= 30 else
                                        f"\n\n… {len(d.declared) - 30} more in the JSON report."))
     if d.unused:

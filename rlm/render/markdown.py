@@ -5,13 +5,16 @@ is only the answer (the model's words and code's notes); everything else is rend
 from __future__ import annotations
 
 from rlm.engine.ledger import mb as size_text
+from rlm.safetext import code, visible
 from rlm.schemas.report import Finding, Report
 from rlm.words import n_
 
 
 def _ref(f: Finding) -> str:
+    """path:lines as a code span, the path's control and bidi characters shown as escapes."""
     s = f.source
-    return f"{s.path}:{s.line_start}" + (f"-{s.line_end}" if s.line_end != s.line_start else "")
+    return code(f"{s.path}:{s.line_start}" + (f"-{s.line_end}" if s.line_end != s.line_start
+                                              else ""))
 
 
 def _evidence(f: Finding, width: int = 220) -> str:
@@ -52,7 +55,7 @@ def answer_markdown(rep: Report, banner: bool = False) -> str:
             out.append(f"{head}{label} — {claim}")
             for i, f in enumerate(fs, 1):
                 step = f"{i}. " if g["kind"] == "identifier" else "- "
-                out.append(f"{step}`{_ref(f)}` `{_evidence(f)}`")
+                out.append(f"{step}{_ref(f)} `{_evidence(f)}`")
     elif verified and all(f.label == "found by code" for f in verified):
         from rlm.pipeline.codeonly.answers import passages_markdown
 
@@ -63,7 +66,7 @@ def answer_markdown(rep: Report, banner: bool = False) -> str:
         out.append(f"### Verified findings ({len(verified)})")
         for f in verified:
             extra = f" ({f.note})" if f.note else ""
-            out.append(f"- {f.claim} — `{_ref(f)}` `{_evidence(f)}`{extra}")
+            out.append(f"- {f.claim} — {_ref(f)} `{_evidence(f)}`{extra}")
     if unverified:
         out.append(f"### Not verified ({len(unverified)}): claims whose evidence did not check out; "
                    "not facts")
@@ -73,7 +76,7 @@ def answer_markdown(rep: Report, banner: bool = False) -> str:
         out.append(f"_Reduce: {n_(rep.reduce.rounds, 'round')}, stopped: {rep.reduce.stopped}._")
     if evidence_line(rep):
         out.append(evidence_line(rep))
-    out.append(f"_{rep.coverage.statement}_")
+    out.append(f"_{visible(rep.coverage.statement)}_")
     return "\n\n".join(out)
 
 
@@ -90,7 +93,7 @@ def report_markdown(rep: Report) -> str:
     """The whole report as Markdown: header, gate, the answer with findings and coverage, usage."""
     c = rep.corpus
     head = [f"# {rep.command}: {rep.question}",
-            f"Corpus `{c.path}`: {size_text(c.bytes)} ({n_(c.bytes, 'byte')}), {n_(c.lines, 'line')}, "
+            f"Corpus {code(c.path)}: {size_text(c.bytes)} ({n_(c.bytes, 'byte')}), {n_(c.lines, 'line')}, "
             f"{n_(c.files, 'file')}, kind {c.kind}. "
             f"Strategy: **{rep.strategy}**.",
             "Gate: " + " ".join(f"{r.rstrip('.')}." for r in rep.gate.reasons),
@@ -103,7 +106,7 @@ def report_markdown(rep: Report) -> str:
 
         head.insert(1, f"> {NOTICE}")
     if rep.dry_run:
-        return "\n\n".join(head + [rep.answer, f"_{rep.coverage.statement}_"])
+        return "\n\n".join(head + [rep.answer, f"_{visible(rep.coverage.statement)}_"])
     u = rep.usage
     tail = (f"Usage: {n_(u.calls, 'call')}, {u.prompt_tokens:,} prompt + {u.completion_tokens:,} "
             f"completion tokens, {u.cached_calls} cached, {u.wall_s:.1f}s. Model: {rep.model}. "

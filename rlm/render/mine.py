@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rlm.safetext import code, link_target, visible
 from rlm.schemas.repo_report import Fact, MineReport
 
 
@@ -14,7 +15,7 @@ def _link(base: str, ep: str) -> str:
     path, _, rng = ep.rpartition(":")
     a, _, b = rng.partition("-")
     target = (base.rstrip("/") + "/" if base else "") + path + f"#L{a}" + (f"-L{b}" if b else "")
-    return f"[`{ep}`]({target.replace(' ', '%20')})"
+    return f"[{code(ep)}]({link_target(target)})"
 
 
 def _table(facts: list[Fact], base: str) -> list[str]:
@@ -105,7 +106,7 @@ def _inferred(q, base: str) -> list[str]:
 
 
 def mine_markdown(rep: MineReport, link_base: str = "") -> str:
-    out = [f"# Requirements: `{rep.corpus.path}`"]
+    out = [f"# Requirements: {code(rep.corpus.path)}"]
     ev = rep.evidence
     out.append(f"{len(rep.questions)} question(s); {rep.corpus.files} files kept. Model: "
                f"{rep.model or '-'}. Evidence checked by code: {ev.verified} verified, "
@@ -145,11 +146,11 @@ def mine_markdown(rep: MineReport, link_base: str = "") -> str:
     out.append("## Coverage")
     fc = rep.files
     if fc.skipped_files:
-        out.append("Skipped: " + "; ".join(f"`{x['path']}` ({x['reason']})"
+        out.append("Skipped: " + "; ".join(f"{code(x['path'])} ({x['reason']})"
                                            for x in fc.skipped_files[:25])
                    + (f"; and {len(fc.skipped_files) - 25} more" if len(fc.skipped_files) > 25 else "")
                    + ".")
-    out.append(f"_{rep.coverage.statement}_")
+    out.append(f"_{visible(rep.coverage.statement)}_")
     u = rep.usage
     if not rep.dry_run:
         out.append(f"Usage: {u.calls} call(s), {u.prompt_tokens:,} prompt + {u.completion_tokens:,} "

@@ -15,6 +15,7 @@ from __future__ import annotations
 from rlm.pipeline.codeonly.rank import rank_passages
 from rlm.pipeline.codeonly.timeline import grep_timeline
 from rlm.pipeline.codeonly.wording import wording_failed_note
+from rlm.safetext import code
 from rlm.corpus.lines import number_lines
 from rlm.corpus.timewindow import parse_window
 from rlm.pipeline.strategies.base import Context, Result
@@ -99,7 +100,8 @@ def passages_markdown(findings: list[Finding]) -> list[str]:
         s = f.source
         numbered = number_lines(f.evidence.split("\n"), s.line_start, max_chars=None)[0]
         body = "\n".join("    " + ln for ln in numbered.split("\n"))  # a Markdown code block
-        out.append(f"**{f.id}** `{s.path}:{s.line_start}-{s.line_end}` — {f.claim}\n\n{body}")
+        out.append(f"**{f.id}** {code(f'{s.path}:{s.line_start}-{s.line_end}')} — {f.claim}"
+                   f"\n\n{body}")
     return out
 
 

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
+from rlm.safetext import visible
 from rlm.corpus.timeparse import as_datetime, has_year, line_time, written_time
 from rlm.engine.candidates import message_of, template_of
 
@@ -164,7 +165,7 @@ def grep_timeline(items: list[tuple[str, int, str]], anchors: list[str],
     multi = len({s.path for s in ss}) > 1
     full = {(path, ln): text for path, ln, text in items}
     for i, s in enumerate(ss[:limit], 1):
-        where = f"{s.path}:{s.line}" if multi else f"line {s.line:,}"
+        where = f"{visible(s.path)}:{s.line}" if multi else f"line {s.line:,}"
         text = around(full.get((s.path, s.line), s.text), anchors)
         out.append(f"{i}. {s.stamp or (when(s.when) if s.when else '-')} · {where} · {text}")
     if len(ss) > limit:

@@ -127,6 +127,22 @@ class Result:
     def fail(self, unit: Unit, o: Outcome) -> None:
         self.cov.chunks_failed.append(failed_unit(unit, o.status, o.reason))
 
+    def withheld(self, c: Chunk, found: int | None) -> None:
+        """Name the chunk's lines that were withheld from the model as instructions (skipped,
+        by design: not a gap), and the chunk as possibly suppressed when its reader then found
+        nothing (`found`: findings of an answered call; None when it failed)."""
+        lines = c.withheld()
+        for path, ln, why in lines:
+            self.cov.skipped.append({"path": f"{path}:{ln}", "incomplete": False,
+                                     "reason": f"reads like an instruction to a model ({why}): "
+                                               "withheld from the model"})
+        if lines and found == 0:
+            where = ", ".join(f"{p}:{ln}" for p, ln, _ in lines[:5])
+            self.cov.declared.append(
+                f"possibly suppressed: chunk {c.id} ({c.describe()}) held text that reads like "
+                f"an instruction to a model ({where}), withheld from it, and its reader found "
+                "nothing there")
+
 
 def unit_of(c: Chunk) -> Unit:
     piece = c.parts[0].piece if len(c.parts) == 1 else None

@@ -53,6 +53,7 @@ async def run(ctx: Context) -> Result:
         res.fail(unit_of(chunk), o)
         return res
     res.read(chunk)
+    res.withheld(chunk, len(o.result.cites))
     res.model_answer = o.result.answer.strip()
     res.shown = material
     shown = ShownLines(chunk)

@@ -116,6 +116,7 @@ async def map_chunks(ctx: Context, res: Result, make_chunks: Callable[[], Iterab
     def finished(o: Outcome) -> None:
         c: Chunk = o.item
         fs = []
+        res.withheld(c, len(o.result.findings) if o.ok else None)
         if o.ok:
             res.read(c)
             if len(o.result.findings) >= cap:

@@ -109,6 +109,7 @@ async def _one_call(ctx: Context, res: Result, hits, unit: Chunk, material: str,
         res.answer_parts.extend(timeline)
         return
     res.cov.chunks_ok = 1
+    res.withheld(unit, len(o.result.cites))
     res.cov.lines_read_by_model = unit.lines
     res.cov.bytes_read_by_model = len(material.encode())
     for p in unit.parts:

@@ -106,13 +106,21 @@ def public_apis(st: AuditState) -> None:
         for fe in m.files:
             if not fe.path.endswith(".py") or fe.path.rsplit("/", 1)[-1].startswith("test"):
                 continue
-            try:
-                tree = ast.parse("\n".join(st.corpus.lines(fe.path)))
-            except (SyntaxError, ValueError):
-                continue
-            names.extend(public_names(tree))
+            tree = _tree(st, fe.path)
+            if tree is not None:
+                names.extend(public_names(tree))
         if names:
             st.apis.setdefault(m.name, [])[:0] = names
+
+
+def _tree(st: AuditState, rel: str) -> ast.Module | None:
+    """The views' parse of the file when the audit made one, else a parse of its own."""
+    if st.sources is not None and rel in st.sources.files:
+        return st.sources.tree(rel)
+    try:
+        return ast.parse("\n".join(st.corpus.lines(rel)))
+    except (SyntaxError, ValueError):
+        return None
 
 
 def public_names(tree: ast.Module) -> list[str]:

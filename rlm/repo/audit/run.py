@@ -22,7 +22,7 @@ from rlm.repo.audit.jobs import Job
 from rlm.repo.audit.options import AuditOptions
 from rlm.repo.audit.report import build_report
 from rlm.repo.audit.state import AuditState
-from rlm.codeview.build import build_views
+from rlm.codeview.build import build_views, sources_of
 from rlm.engine.budget import Budget
 from rlm.engine.mapper import Outcome, map_items
 from rlm.models.base import Model
@@ -104,7 +104,9 @@ class _Audit:
         rlm's own risk rules when ruff ran."""
         st = self.st
         facts = repo_facts(st.corpus.root)
-        st.views = build_views(st.corpus.root, [f.path for f in st.corpus.files], facts)
+        files = [f.path for f in st.corpus.files]
+        st.sources = sources_of(st.corpus.root, files)  # one parse, shared with public_apis
+        st.views = build_views(st.corpus.root, files, facts, st.sources)
         ruff_ran = st.views.analyzers.status == "ok"
         add_code_facts(st, facts, skip=frozenset({"risk"}) if ruff_ran else frozenset())
         add_analyzer_findings(st, st.views)

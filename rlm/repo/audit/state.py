@@ -15,6 +15,7 @@ from rlm.schemas.report import FailedChunk
 
 if TYPE_CHECKING:
     from rlm.codeview.shapes import CodeViews
+    from rlm.codeview.sources import Sources
 
 
 @dataclass
@@ -40,6 +41,7 @@ class AuditState:
     declared: list[str] = field(default_factory=list)
     dropped_purposes: int = 0
     views: CodeViews | None = None  # the whole-repository views (rlm.codeview), round 0
+    sources: Sources | None = None  # their parsed Python files
     links: dict[str, int] = field(default_factory=dict)  # test links by status (rlm.repo.links)
     _job_n: int = 0
 
