@@ -73,8 +73,6 @@ def build(ctx: Context, res: Result) -> Report:
         head = res.headline + (" Also picked by code's rules: " + also.removeprefix("**Found:** ")
                                if also else "")
     stop = budget_stop(rep, s.budget)
-    if stop:
-        parts = [stop, *parts]
     if head and head.startswith("**Found:** ") and head[11:] in parts:
         parts = [p for p in parts if p != head[11:]]  # the timeline's summary leads
     body = [p for p in parts if p]
@@ -82,7 +80,8 @@ def build(ctx: Context, res: Result) -> Report:
             res.answer_parts[0] in body:
         head = res.answer_parts[0]  # the exact count leads
         body.remove(head)
-    # code's headline, the model's words, then how code read the question, then code's notes
-    rep.answer = "\n\n".join(p for p in [head or "", res.model_answer or "", rep.read_as, *body]
-                             if p)
+    # code's headline, the model's words, a budget stop, then how code read the question,
+    # then code's notes
+    lead = [p for p in (head, res.model_answer, stop) if p]
+    rep.answer = "\n\n".join(p for p in [*lead, rep.read_as, *body] if p)
     return rep
