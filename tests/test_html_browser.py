@@ -52,6 +52,12 @@ def browser():
             b.close()
 
 
+def _lanes(rep: dict) -> int:
+    """One lane per event kind (the report's kinds with their example lines), else per group."""
+    kinds = [k for k in rep.get("event_kinds") or [] if k.get("examples")]
+    return len(kinds) or len(rep["groups"])
+
+
 def _open(browser, path: Path, **ctx):
     """A page on the file, with every request the page makes recorded."""
     context = browser.new_context(**ctx)
@@ -106,7 +112,7 @@ def test_log_answer_page(browser, bgl_run):
     ctx, page, requests = _open(browser, html)
     assert rep["groups"], "the profile found no group: nothing to draw"
     lanes = page.locator(".lane").count()
-    assert lanes == len(rep["groups"])  # one lane per group
+    assert lanes == _lanes(rep) > 1  # one lane per event kind (or group)
     assert page.locator("[data-axis=time]").count() == 1  # BGL lines carry times
     _bar_adds_up(page, rep["corpus"]["lines"])
     text = page.inner_text("body")
@@ -125,7 +131,7 @@ def test_without_scripting_narrow_and_printed(browser, bgl_run):
     rep, html = bgl_run
     ctx, page, _ = _open(browser, html, java_script_enabled=False,
                          viewport={"width": 380, "height": 800})
-    assert page.locator(".lane").count() == len(rep["groups"])
+    assert page.locator(".lane").count() == _lanes(rep)
     _bar_adds_up(page, rep["corpus"]["lines"])
     first = rep["findings"][0]["source"]
     assert f"{first['path']}:{first['line_start']}" in page.inner_text("body")

@@ -203,7 +203,8 @@ def test_a_log_without_times_is_drawn_on_line_numbers(tmp_path):
     page = out.read_text("utf-8")
     assert 'data-axis="line"' in page and "This log has no readable times: the axis is the " \
         "line number." in page
-    assert page.count('class="lane"') == len(rep["groups"]) >= 1
+    kinds = [k for k in rep.get("event_kinds") or [] if k.get("examples")]
+    assert page.count('class="lane"') == (len(kinds) or len(rep["groups"])) >= 1
     # the error lines' marks sit at their place on the line axis (x in 0..1000)
     xs = sorted(float(m.split('x="')[1].split('"')[0]) + 1
                 for m in page.split('class="mark"')[1:] if 'x="' in m.split(">")[0])
@@ -279,3 +280,18 @@ def test_an_event_kind_group_keeps_its_exact_count():
     page = report_html(rep)
     assert "60 lines (3 drawn)" in page and "60 lines (3 cited below)" in page
     assert page.count('class="lane"') == 1 and ">FATAL</span>" in page
+
+
+def test_every_counted_line_is_on_the_strip():
+    """A counting answer's matched.lines (path -> runs): the strip's slices hold every line,
+    each where it is on the line axis."""
+    import re
+
+    runs = {"a.log": [[1, 10], [500, 500], [990, 1000]]}
+    rep = {"command": "ask", "question": "how many failed?", "corpus": {"path": "a.log",
+           "lines": 1000, "kind": "log"}, "matched": {"lines": runs}, "coverage": {}}
+    page = report_html(rep)
+    slices = re.findall(r'class="density" x="([\d.]+)"[^>]*><title>([\d,]+) lines?', page)
+    assert sum(int(n.replace(",", "")) for _, n in slices) == 22
+    xs = {float(x) for x, _ in slices}
+    assert xs == {0.0, 5.0, 495.0, 985.0, 990.0, 995.0}  # 200 slices of 5 lines

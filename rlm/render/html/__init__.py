@@ -19,7 +19,7 @@ from rlm.render.html.findings import anchors, findings_sections, kinds_section
 from rlm.render.html.page import esc, page, section
 from rlm.render.html.repo import audit_sections, mine_sections
 from rlm.render.html.text import markdown_html
-from rlm.render.html.timeline import timeline_section
+from rlm.render.html.timeline import matched_section, timeline_section
 
 
 def _as_dict(report) -> dict:
@@ -91,6 +91,9 @@ def report_html(report) -> str:
             is_log = (rep.get("corpus") or {}).get("kind") == "log"
             body.append(section("Timeline" if is_log else "Where the findings are", tl,
                                 "timeline"))
+        counted = matched_section(rep)
+        if counted:
+            body.append(section("Where the counted lines are", counted, "counted"))
         body.append(kinds_section(rep))
     if cmd == "audit":
         body.append(audit_sections(rep))

@@ -41,12 +41,18 @@ def _refs_only(fs: list[dict]) -> str:
 
 
 def anchors(rep: dict) -> dict[str, str]:
-    """``path:line`` of each finding -> its anchor on the page (the first finding there)."""
+    """``path:line`` of each finding -> its anchor on the page (the first finding there), and
+    ``path:`` -> "" for each file of the corpus (rlm.render.html.text)."""
     out: dict[str, str] = {}
     for f in rep.get("findings") or []:
         if isinstance(f, dict) and f.get("id") is not None:
             path, a, _ = _src(f)
             out.setdefault(f"{path}:{a}", f"f-{f['id']}")
+            out.setdefault(f"{path}:", "")
+    files = ((rep.get("coverage") or {}).get("map") or {}).get("files") or []
+    for p in [x.get("path") for x in files] + [(rep.get("corpus") or {}).get("path")]:
+        if p:
+            out.setdefault(f"{p}:", "")
     return out
 
 

@@ -26,6 +26,7 @@ body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:v
 h1{font-size:1.45rem;margin:.2rem 0 .4rem;overflow-wrap:anywhere}
 h2{font-size:1.15rem;margin:1.8rem 0 .5rem;border-bottom:1px solid var(--line);padding-bottom:.2rem}
 h3{font-size:1rem;margin:1.1rem 0 .3rem}
+h2,h3,p,li,summary{overflow-wrap:anywhere}
 p{margin:.4rem 0}.muted{color:var(--muted)}.small{font-size:.85rem}
 code,pre,.ref{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.85rem}
 pre{background:#f6f6f8;border:1px solid #e6e6ea;padding:.35rem .5rem;margin:.25rem 0 .6rem;

@@ -65,8 +65,12 @@ def _fact_rows(q: dict) -> list[list[str]]:
                 continue
             st = f.get("confidence") or state
             why = f" <span class='small muted'>({esc(f['note'])})</span>" if f.get("note") else ""
+            links = "".join(f"<br><span class='small muted'>{label}</span> {_evidence_ref(f[k])}"
+                            for k, label in (("definition", "defined at"), ("test", "tested by"))
+                            if f.get(k))  # code-links' resolved definition and its test
             rows.append([f'<span class="tag {esc(st)}">{esc(st)}</span>',
-                         _cell(f.get("claim"), 300) + why, _evidence_ref(f.get("evidence_path")),
+                         _cell(f.get("claim"), 300) + why,
+                         _evidence_ref(f.get("evidence_path")) + links,
                          f"<code>{_cell(f.get('quote'), 160)}</code>"])
     for r in q.get("rejected") or []:
         if isinstance(r, dict):

@@ -1,7 +1,8 @@
 """The answer's Markdown as HTML, enough of it for what rlm writes: paragraphs, bullet and
 numbered lists, tables, headings, **bold** and `code`. Everything is escaped first. A
 ``path:line`` that is a finding's place links to that finding (``anchors``), so a row of the
-event-kind table leads to its example lines."""
+event-kind table leads to its example lines; one in a file of the corpus that is no finding
+(``anchors`` holds ``"path:"`` for each such file) copies on click like every other."""
 
 from __future__ import annotations
 
@@ -32,9 +33,16 @@ def inline_md(text: str, anchors: dict[str, str] | None = None) -> str:
             out.append(_EM.sub(r"<em>\1</em>", _BOLD.sub(r"<strong>\1</strong>", p)))
     html = "".join(out)
     if anchors:
-        html = _REF.sub(lambda m: f'<a href="#{anchors[m.group(1)]}">{m.group(1)}</a>'
-                        if m.group(1) in anchors else m.group(1), html)
+        html = _REF.sub(lambda m: _place(m.group(1), anchors), html)
     return html
+
+
+def _place(token: str, anchors: dict[str, str]) -> str:
+    if anchors.get(token):
+        return f'<a href="#{anchors[token]}">{token}</a>'
+    if token.rsplit(":", 1)[0] + ":" in anchors:  # a line of a corpus file
+        return f'<code class="ref">{token}</code>'
+    return token
 
 
 def _cells(line: str) -> list[str]:

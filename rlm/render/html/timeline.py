@@ -208,3 +208,48 @@ def _line_label(g: int, offsets: dict[str, int]) -> str:
 def _short(text: str, width: int = 90) -> str:
     t = " ".join(text.split())
     return t if len(t) <= width else t[:width] + "…"
+
+
+def _bins_of_runs(runs: list, offset: int, total: int, bins: list[int]) -> int:
+    """Add the lines of [a, b] runs (one file at ``offset`` on an axis of ``total`` lines) to
+    equal bins; returns how many lines were added."""
+    n, size = 0, total / len(bins)
+    for run in runs:
+        if not (isinstance(run, (list, tuple)) and len(run) == 2):
+            continue
+        a, b = offset + int(run[0]), offset + int(run[1])
+        n += b - a + 1
+        i = min(len(bins) - 1, int((a - 1) / size))
+        while a <= b:  # spread the run over the bins it crosses
+            end = min(b, int((i + 1) * size))
+            bins[min(i, len(bins) - 1)] += max(0, end - a + 1)
+            a, i = end + 1, i + 1
+    return n
+
+
+def matched_section(rep: dict) -> str:
+    """A counting answer's every matching line (``matched.lines``: path -> [[a, b], ...]) as a
+    density strip on the line axis: where in the corpus the counted lines are."""
+    m = rep.get("matched") if isinstance(rep.get("matched"), dict) else {}
+    runs = m.get("lines") if isinstance(m.get("lines"), dict) else {}
+    if not runs:
+        return ""
+    offsets, total = _axis_lines(rep, [Lane("", "", 0, [Mark(p, max(int(r[-1][1]), 1))])
+                                       for p, r in runs.items() if r])
+    bins = [0] * BINS
+    n = sum(_bins_of_runs(r, offsets.get(p, 0), total, bins) for p, r in runs.items())
+    top = max(bins) or 1
+    w = WIDTH / BINS
+    body = "".join(f'<rect class="density" x="{i * w:.2f}" y="2" width="{w:.2f}" height="20" '
+                   f'fill="#1d1d1f" fill-opacity="{0.2 + 0.8 * k / top:.2f}"><title>{k:,} line'
+                   f'{"s" if k != 1 else ""}</title></rect>' for i, k in enumerate(bins) if k)
+    what = m.get("read_as") or m.get("what") or "the lines the answer counted"
+    ticks = [_line_label(1 + round((total - 1) * i / 4), offsets) for i in range(5)]
+    axis = ('<div class="axis" aria-hidden="true"><div></div><div class="ticks">'
+            + "".join(f'<span style="left:{i * 25}%">{esc(t)}</span>' for i, t in enumerate(ticks))
+            + "</div></div>")
+    return (f'<p class="small muted">{esc(what)}: every one of the {n:,} lines, by line number; '
+            "darker where more of them fall.</p>"
+            f'<div class="lane" data-lane="matched"><div class="lane-label">{n:,} lines</div>'
+            f'<svg class="strip" viewBox="0 0 {WIDTH:.0f} 24" preserveAspectRatio="none" role="img" '
+            f'aria-label="{n} counted lines" data-lines="{n}">{body}</svg></div>' + axis)
