@@ -17,7 +17,7 @@ from rlm.corpus.slots import slot_value
 from rlm.render.kinds import SHOWN
 from rlm.words import n_
 
-PLACES_MAX_BYTES = 256 << 20  # the top kind's nodes or hosts: one more pass, on logs up to this
+PLACES_MAX_BYTES = 32 << 20  # the top kind's nodes or hosts: one more pass (unmeasured on big logs)
 
 
 def places(src, table, kind) -> tuple[str, Counter] | None:
