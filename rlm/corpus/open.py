@@ -52,6 +52,7 @@ def open_corpus(path_arg: str) -> Corpus:
     if path_arg != "-" and p.is_dir():
         return _open_folder(p, path_arg)
     src = TextSource.open(path_arg)
+    src.single_file = True
     pr = probe_source(src)
     if pr.kind == "empty":
         src.close()
