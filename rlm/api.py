@@ -18,7 +18,7 @@ from rlm.verify import answer_check
 from rlm.engine import interrupt as scanctl
 from rlm.pipeline import report as report_mod
 from rlm.pipeline import strategies
-from rlm.corpus.open import Corpus, open_corpus, unread_corpus
+from rlm.corpus.open import Corpus, focus_logs, open_corpus, unread_corpus
 from rlm.errors import UsageError
 from rlm.models.base import Model
 from rlm.models.profile import is_code_only
@@ -30,6 +30,7 @@ from rlm.schemas.report import Report
 from rlm.schemas.repo_report import AuditReport, MineReport
 from rlm.pipeline import gate
 from rlm.pipeline.strategies import synthesis
+from rlm.pipeline.query import Query, read_query
 from rlm.pipeline.strategies.base import Context, scan_interrupted
 
 if TYPE_CHECKING:  # imported when called: the repository recipes load only for audit and mine
@@ -57,12 +58,14 @@ async def ask_async(path: str, question: str, opts: AskOptions | None = None,
         raise UsageError("the question is empty")
     if path != "-" and not Path(path).exists():
         raise UsageError(f"no such file or folder: {path}")
+    query = read_query(question)  # read once (a time code cannot read is a usage error)
     opened: list[Corpus] = []
 
     async def read_corpus() -> None:  # after the preflight, before the run record
         try:
             with scanctl.scanning("read of the corpus", 0):
-                opened.append(open_corpus(path))
+                corpus = open_corpus(path)
+                opened.append(focus_logs(corpus, question) if query.about_logs else corpus)
         except scanctl.ScanInterrupted:  # Ctrl-C while probing: still a report, recorded
             opened.append(unread_corpus(path))
 
@@ -70,14 +73,15 @@ async def ask_async(path: str, question: str, opts: AskOptions | None = None,
         async with Session.open(opts, path=path, question=question, model=model,
                                 on_event=on_event, handle_sigint=handle_sigint,
                                 interrupt=interrupt, prepare=read_corpus) as s:
-            return s.finish(await answer(s, opened[0], question))
+            return s.finish(await answer(s, opened[0], question, query))
     finally:
         for c in opened:
             c.close()
 
 
-async def answer(s: Session, corpus: Corpus, question: str) -> Report:
-    """Gate, strategy, synthesis and report, inside an open session."""
+async def answer(s: Session, corpus: Corpus, question: str, query: Query | None = None) -> Report:
+    """Gate, strategy, synthesis and report, inside an open session, on the question read
+    once (`query`; read here when not given)."""
     pr = corpus.probe
     win = size_window([s.model, s.sub], s.opts.usable_fraction)
     if not corpus.sources:  # Ctrl-C stopped the probe: report that, decide nothing
@@ -86,18 +90,19 @@ async def answer(s: Session, corpus: Corpus, question: str) -> Report:
         ctx = Context(s, corpus, question, dec, win.tokens, 3.0)
         return report_mod.build(ctx, scan_interrupted(ctx, ctx.new_result()))
     cpt = chars_per_token(s.model, pr.samples, pr.lines)
+    query = query or read_query(question)
     try:  # the gate may count candidate anchors in the corpus: a scan that Ctrl-C stops
         with scanctl.scanning("count of candidate anchors", pr.bytes):
             dec = gate.decide(pr, question, win.tokens, int(pr.bytes / cpt) + 1,
                               getattr(s.opts, "strategy", None), n_sources=len(corpus.sources),
                               code_only=is_code_only(s.model), window_note=win.note,
-                              sources=corpus.sources)
+                              sources=corpus.sources, query=query)
     except scanctl.ScanInterrupted:
         dec = gate.Decision("none", ["interrupted by Ctrl-C while code counted the question's "
                                      "candidate anchors, before the gate decided"])
-        ctx = Context(s, corpus, question, dec, win.tokens, cpt)
+        ctx = Context(s, corpus, question, dec, win.tokens, cpt, query=query)
         return report_mod.build(ctx, scan_interrupted(ctx, ctx.new_result()))
-    ctx = Context(s, corpus, question, dec, win.tokens, cpt)
+    ctx = Context(s, corpus, question, dec, win.tokens, cpt, query=query)
     told = False
     try:
         with scanctl.scanning(f"{dec.strategy} scan", pr.bytes):

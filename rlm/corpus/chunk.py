@@ -118,8 +118,11 @@ class Chunk:
         if self.source.headed:
             return f"{p.path} lines {p.start}-{p.end}"
         # one file: its name, not its spelling (./big.log, big.log and /abs/big.log make the
-        # same prompt, so a resume or a re-ask finds its answered calls in the cache)
-        name = os.path.basename(p.path.rstrip("/")) or p.path
+        # same prompt, so a resume or a re-ask finds its answered calls in the cache); a
+        # folder's files are already named relative to the folder, and keep their folders
+        name = p.path
+        if getattr(self.source, "single_file", False):
+            name = os.path.basename(p.path.rstrip("/")) or p.path
         return (f"{name}:{p.start}-{p.end}"
                 + (" (piece of an over-long line, cut by bytes)" if p.piece else ""))
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from rlm.corpus.idents import blank, find_idents
 from rlm.corpus.source import TextSource
 from rlm.engine.interrupt import checkpoint
 
@@ -36,6 +37,9 @@ def extract_anchors(question: str) -> list[str]:
     for m in _QUOTED.finditer(question):
         found.append(next(g for g in m.groups() if g))
     rest = _QUOTED.sub(" ", question)
+    ids = find_idents(rest)  # IPs, node ids, paths...: whole, before the patterns below
+    found += [tok for _, _, tok, _ in ids]
+    rest = blank(rest, [(a, b) for a, b, _, _ in ids])
     for rx in (_IDENT, _SNAKE, _CONST, _LONGNUM):
         for m in rx.finditer(rest):
             tok = m.group(0).strip(".")

@@ -22,6 +22,7 @@ class Corpus:
     sources: list[TextSource]
     probe: Probe
     skipped: list[dict] = field(default_factory=list)
+    kinds: dict[str, str] = field(default_factory=dict)  # a folder's files: path -> probe kind
 
     def close(self) -> None:
         for s in self.sources:
@@ -51,6 +52,7 @@ def open_corpus(path_arg: str) -> Corpus:
     if path_arg != "-" and p.is_dir():
         return _open_folder(p, path_arg)
     src = TextSource.open(path_arg)
+    src.single_file = True
     pr = probe_source(src)
     if pr.kind == "empty":
         src.close()
@@ -69,6 +71,7 @@ def _open_folder(root: Path, display: str) -> Corpus:
     sources: list[TextSource] = []
     skipped: list[dict] = []
     kinds: set[str] = set()
+    kind_of: dict[str, str] = {}
     for s in res.skipped:
         skipped.append({"path": s.path, "reason": s.reason, "incomplete": s.incomplete})
     total_b = total_l = 0
@@ -94,6 +97,7 @@ def _open_folder(root: Path, display: str) -> Corpus:
             continue
         sources.append(src)
         kinds.add(pr.kind)
+        kind_of[src.display] = pr.kind
         total_b += pr.bytes
         total_l += pr.lines
         samples.extend(pr.samples[:3])
@@ -107,7 +111,35 @@ def _open_folder(root: Path, display: str) -> Corpus:
     if kinds == {"log"}:  # a folder of logs is one log corpus, its files in time order
         probe.kind = "log"
         sources = time_order(sources)
-    return Corpus(display, sources, probe, skipped)
+    return Corpus(display, sources, probe, skipped, kind_of)
+
+
+def focus_logs(corpus: Corpus, question: str) -> Corpus:
+    """A folder of logs and other files (README, CSV, JSON): a question about the logs is
+    answered from the log files only; the others are listed in the coverage statement as not
+    logs, never answered from. A question that names one of them (`README`, `hosts.csv`)
+    keeps the whole folder."""
+    logs = [s for s in corpus.sources if corpus.kinds.get(s.display) == "log"]
+    others = [s for s in corpus.sources if corpus.kinds.get(s.display) != "log"]
+    if not logs or not others:
+        return corpus
+    q = question.lower()
+    for s in others:
+        name = s.display.lower().rsplit("/", 1)[-1]
+        if name in q or name.rsplit(".", 1)[0] in q.split() or name.rsplit(".", 1)[-1] in q.split():
+            return corpus  # the question is about one of the other files
+    old = corpus.probe
+    probe = Probe(path=old.path, bytes=sum(s.size for s in logs),
+                  lines=sum(s.line_count for s in logs), files=len(logs), kind="log",
+                  samples=old.samples, notes=[n for n in old.notes
+                                              if n.split(":", 1)[0] in {s.display for s in logs}])
+    skipped = corpus.skipped + [
+        {"path": s.display, "reason": f"not a log ({corpus.kinds.get(s.display)}): listed, not "
+                                      "answered from (the question is about the logs)",
+         "incomplete": False} for s in others]
+    for s in others:
+        s.close()
+    return Corpus(corpus.path, time_order(logs), probe, skipped, corpus.kinds)
 
 
 def unread_corpus(path: str) -> Corpus:

@@ -194,6 +194,9 @@ class TextSource:
 
     # -- as a chunk's lines (rlm.corpus.chunk.Lines) ------------------------------------------
     headed = False  # one file: the material needs no "### path" header
+    # the whole corpus is this one file (set by open_corpus): prompts then name it by its name,
+    # not by how the path was spelled; a folder's files keep their folder-relative names
+    single_file = False
 
     def part_bytes(self, p) -> tuple[int, int]:
         """Byte range of a chunk part: its lines with their newlines, or its piece."""

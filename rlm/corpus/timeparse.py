@@ -6,8 +6,8 @@ time-window questions, counts per hour, and code's own timelines (rlm/pipeline/c
 `line_time(line)` returns seconds since the epoch as if the log's clock were UTC, or None. No
 time zone arithmetic: a question's "14:05" means the log's own clock, so a zone suffix
 (`Z`, `+02:00`) is read past, not applied. Formats without a year (syslog, logcat, Proxifier)
-get YEARLESS, so their times order correctly within a year. The earliest match in the first
-HEAD characters wins (BGL: the epoch before its dates). A JSON line's time field
+get YEARLESS, so their times order correctly within a year. The earliest written date-time in the
+first HEAD characters wins; an epoch number only when there is none (BGL writes both). A JSON line's time field
 (`"ts"`, `"time"`, `"@timestamp"`, ...) is found wherever it is in the record.
 """
 
@@ -78,11 +78,19 @@ def _seconds(name: str, m: re.Match) -> float | None:
 
 
 def _earliest(text: str) -> tuple[str, re.Match] | None:
+    """The earliest written date-time; an epoch number only when the line writes none (BGL
+    writes both: its own clock is the written one, so times are shown as the file shows them)."""
     best: tuple[int, str, re.Match] | None = None
+    epoch: tuple[int, str, re.Match] | None = None
     for name, rx in FORMATS:
         m = rx.search(text)
-        if m and (best is None or m.start() < best[0]):
+        if not m:
+            continue
+        if name.startswith("epoch"):
+            epoch = epoch if epoch and epoch[0] <= m.start() else (m.start(), name, m)
+        elif best is None or m.start() < best[0]:
             best = (m.start(), name, m)
+    best = best or epoch
     return (best[1], best[2]) if best else None
 
 
@@ -97,6 +105,13 @@ def _find(line: str) -> tuple[str, re.Match] | None:
         if got:
             return got
     return _earliest(line[:HEAD])
+
+
+def written_time(line: str) -> str | None:
+    """The line's timestamp as the file writes it (`2005-06-11-17.32.07.581048`,
+    `Dec 10 06:55:46`): times are shown as written, never moved to another zone."""
+    got = _find(line)
+    return got[1].group(0).strip(" []") if got else None
 
 
 def line_time(line: str) -> float | None:

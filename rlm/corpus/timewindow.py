@@ -9,21 +9,28 @@ dozen line reads; lines without a timestamp (stack traces) take the time of the 
 
 from __future__ import annotations
 
+import calendar
 import re
 from dataclasses import dataclass
 
-from rlm.corpus.timeparse import line_time
+from rlm.corpus.timeparse import HEAD, YEARLESS, as_datetime, line_time
+from rlm.corpus.timeparse import _BY_NAME as _FORMATS
+from rlm.corpus.timepoints import Point, find_points
+from rlm.errors import UsageError
 
 AROUND_S = 5 * 60
 DAY = 86_400
-_T = r"(\d{1,2}):(\d{2})(?::(\d{2}))?\s*(am|pm)?"
-_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
-_BETWEEN = re.compile(rf"\b(?:between|from)\s+{_T}\s+(?:and|to|until|-)\s+{_T}", re.I)
-_RANGE = re.compile(rf"\b{_T}\s*-\s*{_T}\b", re.I)
-_AROUND = re.compile(rf"\b(?:around|about|near|approximately|circa|~)\s*{_T}", re.I)
-_AT = re.compile(rf"\bat\s+{_T}", re.I)
-_AFTER = re.compile(rf"\b(?:after|since)\s+{_T}", re.I)
-_BEFORE = re.compile(rf"\b(?:before|until|till)\s+{_T}", re.I)
+OPEN_END = float(1 << 40)  # "after T": to the end of the log
+_RANGE_JOIN = re.compile(r"^\s*(?:and|to|until|till|through|-|–)\s*$", re.I)
+_BEFORE_WORD = re.compile(r"(\w+|~)\s*$")
+_AFTER_W, _BEFORE_W = {"after", "since", "from"}, {"before", "until", "till", "by"}
+_AROUND_W = {"around", "about", "near", "approximately", "circa", "~"}
+# what a person writes after a window word when they mean a time: read it, or say we could not
+_TIMEISH = re.compile(r"\b(between|after|since|before|until|till|around|from)\s+"
+                      r"(\d{1,2}(?:[:.h]\d*|\s*o'?clock)\S*|\d{1,4}[-/]\d\S*|yesterday|today|"
+                      r"tonight|noon|midnight|last\s+\w+|this\s+\w+)", re.I)
+EPOCH = _FORMATS["epoch"]
+_IP = re.compile(r"^\d{1,3}(?:\.\d{1,3}){3}")
 
 
 @dataclass
@@ -32,44 +39,104 @@ class Window:
     end: float  # exclusive: "14:00 to 14:30" ends at 14:31:00
     dated: bool
     label: str
-
-
-def _sod(g: tuple) -> float:
-    h, m, s, ampm = int(g[0]), int(g[1]), int(g[2] or 0), (g[3] or "").lower()
-    if ampm == "pm" and h < 12:
-        h += 12
-    if ampm == "am" and h == 12:
-        h = 0
-    return h * 3600 + m * 60 + s
+    year_free: tuple[int, int] | None = None  # (month, day) written without a year
+    epoch: bool = False  # written as epoch seconds: placed by each file's own epoch field
+    zone: str | None = None  # the zone the question wrote, if any
+    span: tuple[int, int] = (0, 0)  # where the window is written in the question
 
 
 def parse_window(question: str) -> Window | None:
-    """The time window a question asks about, or None."""
-    q = question
-    found = None
-    if m := _BETWEEN.search(q) or _RANGE.search(q):
-        a, b = _sod(m.groups()[:4]), _sod(m.groups()[4:])
-        found = (a, b + (60 if m.group(7) is None else 1), f"between {m.group(1)}:{m.group(2)} "
-                                                           f"and {m.group(5)}:{m.group(6)}")
-    elif m := _AROUND.search(q):
-        t = _sod(m.groups())
-        found = (t - AROUND_S, t + AROUND_S, f"around {m.group(1)}:{m.group(2)} (+-5 minutes)")
-    elif m := _AFTER.search(q):
-        found = (_sod(m.groups()), DAY, f"after {m.group(1)}:{m.group(2)}")
-    elif m := _BEFORE.search(q):
-        found = (0, _sod(m.groups()), f"before {m.group(1)}:{m.group(2)}")
-    elif m := _AT.search(q):
-        t = _sod(m.groups())
-        found = (t, t + (60 if m.group(3) is None else 1), f"at {m.group(1)}:{m.group(2)}")
-    if not found:
+    """The time window a question asks about, or None. Raises UsageError when the question
+    names a time that code cannot read ("between noon and 3")."""
+    points = find_points(question)
+    _unread(question, points)
+    if not points:
         return None
-    a, b, label = found
-    if d := _DATE.search(q):
-        import calendar
+    got = _range(question, points) or _single(question, points)
+    if got is None:
+        return None
+    used, a, b = got
+    ctx_date = next((p.date for p in points if p.date and p.sod is None), None)
+    ctx_date = ctx_date or next((p.date for p in used if p.date), None)
+    return _resolve(question, points, used, a, b, ctx_date)
 
-        day = calendar.timegm((int(d.group(1)), int(d.group(2)), int(d.group(3)), 0, 0, 0, 0, 0, 0))
-        return Window(day + a, day + b, True, f"{label} on {d.group(0)}")
-    return Window(a, b, False, label)
+
+def _unread(question: str, points: list[Point]) -> None:
+    for m in _TIMEISH.finditer(question):
+        tok = m.group(2)
+        if _IP.match(tok) or any(p.start <= m.start(2) < p.end for p in points):
+            continue
+        raise UsageError(f"could not read the time {tok!r} in {m.group(0)!r}: write times like "
+                         "17:00 or 2005-06-11 17:00, dates like 2005-06-11 or Jun 11 2005 "
+                         "(relative times such as 'yesterday' are not read)")
+
+
+def _word_before(question: str, p: Point) -> str:
+    m = _BEFORE_WORD.search(question[: p.start])
+    return m.group(1).lower() if m else ""
+
+
+def _range(question: str, points: list[Point]):
+    for p, q in zip(points, points[1:]):
+        if _RANGE_JOIN.match(question[p.end:q.start]) and (p.sod is not None or p.epoch
+                                                           or q.sod is not None or q.epoch
+                                                           or _word_before(question, p)
+                                                           in ("between", "from")):
+            return [p, q], "from", "to"
+    return None
+
+
+def _single(question: str, points: list[Point]):
+    timed = [p for p in points if p.sod is not None or p.epoch]
+    for p in timed or points:
+        w = _word_before(question, p)
+        kind = ("after" if w in _AFTER_W else "before" if w in _BEFORE_W else
+                "around" if w in _AROUND_W else "day" if p.sod is None and not p.epoch else "at")
+        return [p], kind, None
+    return None
+
+
+def _abs(p: Point, date) -> float | None:
+    if p.epoch:
+        return float(p.epoch)
+    d = p.date or date
+    sod = p.sod or 0
+    if d is None:
+        return None if p.sod is None else float(sod)
+    return calendar.timegm((d[0] or YEARLESS, d[1], d[2], 0, 0, 0, 0, 0, 0)) + sod
+
+
+def _resolve(question, points, used, a_kind, b_kind, date) -> Window:
+    p = used[0]
+    dated = date is not None or bool(p.epoch)
+    start = _abs(p, date)
+    last = used[-1]
+    step = 1 if last.seconds else 60 if last.sod is not None else DAY if not last.epoch else 1
+    if b_kind:  # a range: the end is inclusive of its minute (or second, or day)
+        end = _abs(last, p.date or date) + step
+        if end <= start and last.date is None:
+            end += DAY  # 23:00 to 01:00 crosses midnight
+    elif a_kind == "after":
+        start, end = start, (OPEN_END if dated else DAY)
+    elif a_kind == "before":
+        start, end = (0.0 if dated else 0.0), start
+    elif a_kind == "around":
+        start, end = start - AROUND_S, start + AROUND_S
+    else:  # at a minute, or on a day
+        end = start + step
+    first = min(x.start for x in points if x in used or (x.date and x.sod is None))
+    m = _BEFORE_WORD.search(question[:first])  # the window word ("between", "on")
+    if m and (m.group(1).lower() in _AFTER_W | _BEFORE_W | _AROUND_W | {"between", "at", "on"}):
+        first = m.start()
+    stop = max(x.end for x in points if x in used or (x.date and x.sod is None))
+    label = question[first:stop].strip()
+    if a_kind == "around":
+        label += " (+-5 minutes)"
+    year = next((d[0] for d in [p.date, date] if d), 0)
+    return Window(start, end, dated, label,
+                  year_free=(date or p.date)[1:] if dated and year is None and not p.epoch else None,
+                  epoch=bool(p.epoch), zone=next((x.zone for x in used if x.zone), None),
+                  span=(first, stop))
 
 
 def _time_at(src, n: int, limit: int = 50) -> float | None:
@@ -93,12 +160,44 @@ def _first_at_or_after(src, t: float) -> int:
     return lo
 
 
+def _first_time(src) -> tuple[float | None, str]:
+    for n in range(1, min(src.line_count, 200) + 1):
+        text = src.line(n, 200)
+        if (t := line_time(text)) is not None:
+            return t, text
+    return None, ""
+
+
+def _shift(src, w: Window, first: float, text: str) -> float:
+    """Seconds to add to a dated window to put it on this file's clock: an epoch window by
+    the file's own epoch field (BGL writes both), a date without a year (or any date, in a
+    log that writes no year) in the year of the file's first line."""
+    if w.epoch:
+        e = EPOCH.search(text[:HEAD])
+        return first - int(e.group("e")) if e else 0.0
+    year = as_datetime(first).year
+    d = as_datetime(w.start)
+    if w.year_free is not None:  # "Jun 11": the file's year
+        frm, to = YEARLESS, year
+    elif year == YEARLESS and d.year != YEARLESS:  # the log writes no year: month and day
+        frm, to = d.year, YEARLESS
+    else:
+        return 0.0
+    try:
+        return (calendar.timegm((to, d.month, d.day, 0, 0, 0, 0, 0, 0))
+                - calendar.timegm((frm, d.month, d.day, 0, 0, 0, 0, 0, 0)))
+    except ValueError:  # Feb 29 in a year without one
+        return 0.0
+
+
 def intervals(src, w: Window) -> list[tuple[float, float]]:
-    """Absolute [start, end) intervals of the window over the days the log covers."""
+    """Absolute [start, end) intervals of the window on this file's clock."""
+    first, text = _first_time(src)
     if w.dated:
-        return [(w.start, w.end)]
-    first = next((t for n in range(1, min(src.line_count, 200) + 1)
-                  if (t := line_time(src.line(n, 200))) is not None), None)
+        if first is None:
+            return []
+        k = _shift(src, w, first, text)
+        return [(w.start + k, w.end + k)]
     last = _time_at(src, src.line_count, 200)
     if first is None or last is None:
         return []
@@ -110,8 +209,52 @@ def intervals(src, w: Window) -> list[tuple[float, float]]:
     return out
 
 
+ORDER_SAMPLES = 512
+
+
+def time_ordered(src) -> bool:
+    """Whether the log's times never go back, on evenly spaced samples (a folder's logs
+    merged into one file, like LogHub's Zookeeper sample, are not: binary search would cut
+    the wrong lines)."""
+    n = src.line_count
+    step = max(1, n // ORDER_SAMPLES)
+    last = None
+    for ln in list(range(1, n + 1, step)) + [n]:
+        t = _time_at(src, ln)
+        if t is None:
+            continue
+        if last is not None and t < last:
+            return False
+        last = t
+    return True
+
+
+def _scan_window(src, w: Window) -> list[tuple[int, int]]:
+    """Every line's time read (a line without one takes the time above): for a log whose
+    times go back."""
+    from rlm.corpus.counts import _candidate_lines
+    from rlm.corpus.lines import merge_ranges
+    from rlm.corpus.timeparse import parser_for
+
+    parse = parser_for(src.lines(1, min(src.line_count, 50), 200))
+    ivs = intervals(src, w) if w.dated else None
+    out, t = [], None
+    for ln, text in _candidate_lines(src, None, 1, src.line_count):
+        t = (parse(text[:200]) if text else None) or t
+        if t is None:
+            continue
+        inside = (any(a <= t < b for a, b in ivs) if ivs is not None
+                  else w.start <= t % DAY < w.end)
+        if inside:
+            out.append((ln, ln))
+    return merge_ranges(out)
+
+
 def window_lines(src, w: Window) -> list[tuple[int, int]]:
-    """Line ranges (first, last; 1-based, inclusive) of the window, in a time-ordered log."""
+    """Line ranges (first, last; 1-based, inclusive) of the window: by binary search in a
+    time-ordered log, else by reading every line's time."""
+    if not time_ordered(src):
+        return _scan_window(src, w)
     out = []
     for a, b in intervals(src, w):
         first = _first_at_or_after(src, a)
@@ -121,9 +264,11 @@ def window_lines(src, w: Window) -> list[tuple[int, int]]:
     return out
 
 
-def log_window(kind: str, src, question: str) -> tuple[list[tuple[int, int]] | None, Window | None]:
-    """(line ranges, window) for a log whose question names a time window, else (None, None)."""
-    w = parse_window(question) if kind == "log" else None
+def log_window(kind: str, src, window: Window | None) -> tuple[list[tuple[int, int]] | None,
+                                                               Window | None]:
+    """(line ranges, window) for a log whose question names a time window (the query's,
+    rlm.pipeline.query), else (None, None)."""
+    w = window if kind == "log" else None
     return (window_lines(src, w), w) if w else (None, None)
 
 

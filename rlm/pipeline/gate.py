@@ -14,15 +14,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from rlm.corpus.counts import parse_count
 from rlm.corpus.grep import candidate_anchors, extract_anchors, search
 from rlm.corpus.probe import Probe
 from rlm.corpus.rarity import Rarity, rare_candidates
 from rlm.corpus.source import TextSource
-from rlm.corpus.timewindow import parse_window
 from rlm.errors import UsageError
 from rlm.pipeline.aggregate import wants
 from rlm.pipeline.codeonly.word_anchors import rare_words
+from rlm.pipeline.query import Query, read_query
 from rlm.words import n_
 
 DIRECT_MAX_BYTES = 256 * 1024
@@ -54,13 +53,17 @@ def is_open_question(question: str) -> bool:
 
 def decide(probe: Probe, question: str, usable_tokens: int, est_tokens: int,
            force: str | None = None, *, n_sources: int = 1, code_only: bool = False,
-           window_note: str | None = None, sources: list[TextSource] | None = None) -> Decision:
+           window_note: str | None = None, sources: list[TextSource] | None = None,
+           query: Query | None = None) -> Decision:
     """The final decision for a corpus of ``n_sources`` files (see :func:`by_size` for the
-    size rule). Raises UsageError for an unknown or impossible --strategy. With `sources`,
-    weak candidate anchors are counted in them (may raise ScanInterrupted on Ctrl-C)."""
+    size rule), on the question read once (`query`, rlm.pipeline.query; read here when not
+    given). Raises UsageError for an unknown or impossible --strategy. With `sources`, weak
+    candidate anchors are counted in them (may raise ScanInterrupted on Ctrl-C)."""
     if force and force not in STRATEGIES:
         raise UsageError(f"unknown strategy {force!r} (direct, grep, profile, fanout)")
-    dec = by_size(probe, question, usable_tokens, est_tokens, force, sources)
+    query = query or read_query(question)
+    question = query.rest  # the window's text is the window's, never a search term
+    dec = by_size(probe, question, usable_tokens, est_tokens, force, sources, query.anchors)
     if dec.strategy == "direct" and n_sources > 1 and not dec.forced:
         if probe.kind == "log" and is_open_question(question) and not dec.anchors:
             dec = Decision("profile", dec.reasons + [
@@ -76,10 +79,10 @@ def decide(probe: Probe, question: str, usable_tokens: int, est_tokens: int,
         dec.reasons.append(f"a folder of {n_sources} logs is profiled as one log: one template "
                            "table, rotated files oldest first, per-file line numbers")
     if code_only:
-        dec = _code_only(dec, probe, question, n_sources, sources)
+        dec = _code_only(dec, probe, question, n_sources, sources, query.window)
     if dec.strategy == "grep" and not dec.anchors:
         raise UsageError("--strategy grep needs anchors in the question (quoted text or ids)")
-    counted_by = counting(dec, probe, question, sources, code_only)
+    counted_by = counting(dec, probe, query, sources, code_only)
     if counted_by:
         dec.replaced, dec.strategy = dec.strategy, counted_by
     if window_note:
@@ -87,7 +90,7 @@ def decide(probe: Probe, question: str, usable_tokens: int, est_tokens: int,
     return dec
 
 
-def counting(dec: Decision, probe: Probe, question: str, sources: list[TextSource] | None,
+def counting(dec: Decision, probe: Probe, query: Query, sources: list[TextSource] | None,
              code_only: bool) -> str | None:
     """The counting strategy that takes the size strategy's place, if any (never when the
     strategy was forced): ``count`` for a counting question about a log (code counts the
@@ -95,8 +98,9 @@ def counting(dec: Decision, probe: Probe, question: str, sources: list[TextSourc
     fan-out, or grep for quoted labels that are not in the text)."""
     if dec.forced:
         return None
-    if probe.kind == "log" and sources and parse_count(question) is not None:
+    if probe.kind == "log" and sources and query.counts:
         return "count"
+    question = query.text
     if code_only or not wants(question):
         return None
     if dec.strategy in ("direct", "fanout"):
@@ -108,9 +112,10 @@ def counting(dec: Decision, probe: Probe, question: str, sources: list[TextSourc
 
 
 def by_size(probe: Probe, question: str, usable_tokens: int, est_tokens: int,
-            force: str | None = None, sources: list[TextSource] | None = None) -> Decision:
+            force: str | None = None, sources: list[TextSource] | None = None,
+            anchors: list[str] | None = None) -> Decision:
     """usable_tokens: material one call may hold; est_tokens: the corpus' estimated tokens."""
-    anchors = extract_anchors(question)
+    anchors = list(extract_anchors(question) if anchors is None else anchors)
     size = (f"{n_(probe.bytes, 'byte')}, {n_(probe.lines, 'line')}, {n_(probe.files, 'file')}, "
             f"kind {probe.kind}")
     if force:
@@ -159,7 +164,7 @@ def rare_anchors(question: str, sources: list[TextSource] | None, probe: Probe) 
 
 
 def _code_only(dec: Decision, probe: Probe, question: str, n_sources: int,
-               sources: list[TextSource] | None) -> Decision:
+               sources: list[TextSource] | None, window=None) -> Decision:
     """No model: prefer what code can answer completely (grep on anchors, profile on an open
     question about a log or on a log's time window) over a direct read nobody would do."""
     if dec.forced or dec.strategy not in ("direct", "fanout"):
@@ -173,7 +178,7 @@ def _code_only(dec: Decision, probe: Probe, question: str, n_sources: int,
         return Decision("profile", dec.reasons + ["no model: code profiles the log instead "
                                                   "of a direct read"], dec.anchors)
     dec = _rare_words(dec, probe, question, sources, instead)
-    if dec.strategy != "grep" and probe.kind == "log" and parse_window(question):
+    if dec.strategy != "grep" and probe.kind == "log" and window is not None:
         return Decision("profile", dec.reasons + [  # a window restricts what code profiles
             f"no model: code profiles the log's lines in the question's time window {instead}"],
             dec.anchors, counted=True)

@@ -37,6 +37,10 @@ def build(ctx: Context, res: Result) -> Report:
         rep.reduce = res.reduce
     rep.event_kinds = res.event_kinds  # rlm.corpus.anomalies (profile runs)
     rep.aggregate = getattr(res, "aggregate", None)  # rlm.pipeline.aggregate_map (counting questions)
+    rep.matched = res.matched
+    # how code read the question (an aggregate's records are read by a model: not said here)
+    rep.read_as = (ctx.query.read_as(files=ctx.corpus.probe.files)
+                   if ctx.query and dec.strategy != "aggregate" else "")
     cov = res.cov
     if s.opts.dry_run:
         redact_model.declare(s.redaction, rep, [])  # what a run would do
@@ -60,10 +64,24 @@ def build(ctx: Context, res: Result) -> Report:
     from rlm.pipeline.headline import budget_stop, headline
 
     head = headline(rep, parts)
+    if res.headline:  # code's own first sentence (the top event kind), then the rules' groups
+        rules = [g for g in rep.groups if g.get("kind") != "event"]
+        events = {g["id"] for g in rep.groups if g.get("kind") == "event"}
+        also = headline(rep.model_copy(update={
+            "groups": rules, "findings": [f for f in rep.findings if f.group not in events]}),
+            parts) if rules else None
+        head = res.headline + (" Also picked by code's rules: " + also.removeprefix("**Found:** ")
+                               if also else "")
     stop = budget_stop(rep, s.budget)
-    if stop:
-        parts = [stop, *parts]
     if head and head.startswith("**Found:** ") and head[11:] in parts:
         parts = [p for p in parts if p != head[11:]]  # the timeline's summary leads
-    rep.answer = "\n\n".join(p for p in [head or "", res.model_answer or "", *parts] if p)
+    body = [p for p in parts if p]
+    if not head and dec.strategy in ("count", "aggregate") and res.answer_parts and \
+            res.answer_parts[0] in body:
+        head = res.answer_parts[0]  # the exact count leads
+        body.remove(head)
+    # code's headline, the model's words, a budget stop, then how code read the question,
+    # then code's notes
+    lead = [p for p in (head, res.model_answer, stop) if p]
+    rep.answer = "\n\n".join(p for p in [*lead, rep.read_as, *body] if p)
     return rep

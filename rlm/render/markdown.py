@@ -22,9 +22,15 @@ def _evidence(f: Finding, width: int = 220) -> str:
     return ev if len(ev) <= width else ev[:width] + "…"
 
 
-def answer_markdown(rep: Report) -> str:
-    """The answer with its findings, reduce and coverage statement (what a reader needs)."""
-    out: list[str] = [rep.answer] if rep.answer else []
+def answer_markdown(rep: Report, banner: bool = False) -> str:
+    """The answer with its findings, reduce and coverage statement (what a reader needs).
+    `banner`: the "no model" notice is already at the top of the report, so it is said once."""
+    text = rep.answer
+    if banner:
+        from rlm.models.none import NOTICE
+
+        text = "\n\n".join(p for p in text.split("\n\n") if p.strip() != NOTICE)
+    out: list[str] = [text] if text else []
     verified = [f for f in rep.findings if f.verified]
     unverified = [f for f in rep.findings if not f.verified]
     if rep.groups:
@@ -120,4 +126,5 @@ def report_markdown(rep: Report) -> str:
                            ex.get("shards_per_node", {}).items())
         tail += (f" Executor: Ray, {n_(ex['nodes'], 'node')}, {n_(ex['workers'], 'worker')}"
                  + (f" ({shards})" if shards else "") + ".")
-    return "\n\n".join(head + ["## Answer", answer_markdown(rep), tail])
+    banner = getattr(rep, "tier", None) == "none"
+    return "\n\n".join(head + ["## Answer", answer_markdown(rep, banner), tail])

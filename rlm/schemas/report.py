@@ -147,6 +147,9 @@ class Report(BaseModel):
     dry_run: bool = False
     redaction: RedactionInfo = Field(default_factory=RedactionInfo)
     aggregate: dict | None = None  # counting questions: counts and the items behind each number
+    read_as: str = ""  # how code read the question (rlm.pipeline.query): "Read as: count lines ..."
+    # a counting answer: what it holds, with every matching line number (rlm.pipeline.codeonly.count_text)
+    matched: dict | None = None
     # where the work ran: name (local|ray), workers, nodes, shards_per_node (rlm.executor)
     executor: dict | None = None
     # "anomalies?" (profile): the ranked event kinds, rlm.corpus.anomalies.KindRow.as_dict()

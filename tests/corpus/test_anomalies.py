@@ -89,7 +89,8 @@ def test_where_names_the_node_with_exact_counts(tmp_path):
     log.write_text("".join(x.replace("R02-M1-N0-C:J12-U11", "R30-M0-N9-C:J16-U01") + "\n"
                            if "TLB error" in x else x + "\n" for x in lines))
     rep = ask(log)
-    row = next(r for r in rep["answer"].splitlines() if "`data TLB error interrupt`" in r)
+    row = next(r for r in rep["answer"].splitlines()
+               if r.startswith("|") and "`data TLB error interrupt`" in r)  # the table row
     tlb = sum(1 for x in lines if "TLB error" in x)
     assert f"| FATAL | {tlb} |" in row and f"R30-M0-N9-C:J16-U01 ({tlb})" in row
 

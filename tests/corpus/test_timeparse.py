@@ -29,7 +29,8 @@ def ts(y, mo, d, h, mi, s, frac=0.0):
     ("Jul  1 09:00:55 calvisitor-10-105-160-95 kernel[0]: IOThunderboltSwitch", "syslog", ts(YEARLESS, 7, 1, 9, 0, 55)),
     ("03-17 16:13:38.811  1702  2395 D WindowManager: printFreezingDisplayLogs", "logcat", ts(YEARLESS, 3, 17, 16, 13, 38, 0.811)),
     ("[10.30 16:49:06] chrome.exe - proxy.cse.cuhk.edu.hk:5070 open through", "proxifier", ts(YEARLESS, 10, 30, 16, 49, 6)),
-    ("- 1117838570 2005.06.03 R02-M1-N0-C:J12-U11 2005-06-03-15.42.50.675872 R02", "epoch", 1117838570.0),
+    # BGL writes an epoch and its own clock: the written clock wins (times shown as written)
+    ("- 1117838570 2005.06.03 R02-M1-N0-C:J12-U11 2005-06-03-15.42.50.675872 R02", "bgl", ts(2005, 6, 3, 15, 42, 50, 0.675872)),
     ("1480000000.123 node05 lustre: client reconnected", "epoch", 1480000000.123),
     ('{"ts": 1480000000123, "level": "info"}', "json:epoch_ms", 1480000000.123),
     ("134681 node-246 unix.hw state_change.unavailable 1077804742 1 Component", "epoch", 1077804742.0),
@@ -41,8 +42,8 @@ def ts(y, mo, d, h, mi, s, frac=0.0):
     ("[2026-03-14 14:05] deploy started", "iso", ts(2026, 3, 14, 14, 5, 0)),
     ("2015-07-29 17:41:44,747 - WARN  [SendWorker:2:QuorumCnxManager$SendWorker@679] - x", "iso", ts(2015, 7, 29, 17, 41, 44, 0.747)),
     ("Dec 10 06:55:46 LabSZ sshd[24200]: Invalid user webmaster from 173.234.31.186", "syslog", ts(YEARLESS, 12, 10, 6, 55, 46)),
-    # Thunderbird: label, epoch, date, node, then a syslog time -- the epoch is first
-    ("- 1131566461 2005.11.09 dn228 Nov 9 12:01:01 dn228/dn228 crond(pam_unix)[2915]: session closed", "epoch", 1131566461.0),
+    # Thunderbird: label, epoch, date, node, then a syslog time -- the written clock wins
+    ("- 1131566461 2005.11.09 dn228 Nov 9 12:01:01 dn228/dn228 crond(pam_unix)[2915]: session closed", "syslog", ts(YEARLESS, 11, 9, 12, 1, 1)),
     # JSON lines: the time field, wherever it is in the record
     ('{"ts": "2024-01-01T00:00:00.500Z", "level": "error", "msg": "reset"}', "json:iso", ts(2024, 1, 1, 0, 0, 0, 0.5)),
     ('{"level": "info", "msg": "' + "x" * 150 + '", "time": "2024-01-01T10:11:12Z"}', "json:iso", ts(2024, 1, 1, 10, 11, 12)),

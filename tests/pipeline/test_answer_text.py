@@ -30,7 +30,8 @@ def test_profile_answer_starts_with_what_was_found(log):
     r = rlm("ask", str(p), "anomalies?", "--json")
     rep = json.loads(r.stdout)
     first = rep["answer"].split("\n\n")[0]
-    assert first.startswith("**Found:** 12 lines in 3 groups: ")
+    assert first.startswith("**Found:** 4 `") and "(ERROR)" in first  # the top event kind
+    assert "Also picked by code's rules: 12 lines in 3 groups: " in first
     assert f"one story of 5 lines sharing `{key['session_id']}`" in first
     assert "4 error-level lines like “" in first and "panic" in first
     assert not rep["answer"].startswith("No fan-out")

@@ -304,7 +304,8 @@ def test_the_json_answer_is_the_answer_and_markdown_renders_the_rest(tmp_path, f
     fake_server.on("MapResult", keyword_mapper("BUDGET"))
     fake_server.on("AnswerResult", lambda r, t: {"answer": "The budget was raised.", "cites": [1]})
     rep = run(p, "what happened to the budget?", fake_server, strategy="fanout")
-    assert rep.answer == f"**Found:** 1 verified finding (`{p}:700`).\n\nThe budget was raised."
+    assert rep.answer == (f"**Found:** 1 verified finding (`{p}:700`).\n\nThe budget was raised."
+                          "\n\nRead as: an open question (what stands out), whole file.")
     md = answer_markdown(rep)
     assert md.startswith(rep.answer) and "### Verified findings (1)" in md
     assert rep.coverage.statement in md and "Evidence checked by code: 1 verified" in md

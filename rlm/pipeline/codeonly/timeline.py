@@ -12,11 +12,12 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from rlm.render.safetext import visible
-from rlm.corpus.timeparse import as_datetime, has_year, line_time
+from rlm.corpus.timeparse import as_datetime, has_year, line_time, written_time
 from rlm.engine.candidates import message_of, template_of
 
 _COMPONENT = re.compile(r"^\S+\s+(?:[A-Z]+\s+)?\[([\w.:/-]{1,40})\]|"
                         r"\b(?:component|service|svc|logger|module)=([\w.:/-]{1,40})")
+_SYSLOG_REST = re.compile(r"^\S+ (?=[\w./()-]{1,40}(?:\[\d+\])?: )")  # the host after a syslog time
 _SYSLOG_PROC = re.compile(r"^[A-Z][a-z]{2} +\d{1,2} [\d:]{8} \S+ ([\w./-]{1,40})(?:\[\d+\])?:")
 
 
@@ -65,14 +66,26 @@ class Step:
     when: datetime | None
     text: str  # what the line says, without timestamp and level
     shape: str  # the line's template (digits and key=values masked)
+    stamp: str | None = None  # the timestamp as the file writes it
+
+
+def _message(text: str, width: int) -> str:
+    """What the line says: its timestamp, syslog host and level dropped."""
+    stamp = written_time(text)
+    if stamp and text.lstrip(" [").startswith(stamp):
+        text = text.split(stamp, 1)[1].lstrip(" ]")
+        if _SYSLOG_REST.match(text):
+            text = _SYSLOG_REST.sub("", text, 1)
+    return message_of(text, width)
 
 
 def steps(items: list[tuple[str, int, str]]) -> list[Step]:
     """(path, line number, line text) -> steps in file order (per path, as given)."""
     out = []
     for path, ln, text in items:
-        msg = message_of(text, 160)
-        out.append(Step(ln, path, timestamp(text), msg, template_of(message_of(text, 400))))
+        msg = _message(text, 160)
+        out.append(Step(ln, path, timestamp(text), msg, template_of(_message(text, 400)),
+                        written_time(text)))
     return out
 
 
@@ -91,13 +104,16 @@ def time_range(ss: list[Step]) -> tuple[datetime | None, datetime | None]:
 
 
 def between(ss: list[Step]) -> str:
+    """The steps' time span, its ends written as the file writes its times."""
     a, b = time_range(ss)
     if a is None:
         return f"between lines {ss[0].line:,} and {ss[-1].line:,}" if len(ss) > 1 else \
             f"at line {ss[0].line:,}"
+    wa = next((s.stamp for s in ss if s.when == a and s.stamp), None) or when(a)
+    wb = next((s.stamp for s in ss if s.when == b and s.stamp), None) or when(b)
     if a == b:
-        return f"at {when(a)}"
-    return f"between {when(a)} and {when(b)} ({span(a, b)})"
+        return f"at {wa}"
+    return f"between {wa} and {wb} ({span(a, b)})"
 
 
 def _short(text: str, drop: list[str], width: int = 60) -> str:
@@ -135,7 +151,7 @@ def grep_timeline(items: list[tuple[str, int, str]], anchors: list[str],
     arrows = []
     for s in ss[:12]:
         seen[s.shape] = seen.get(s.shape, 0) + 1
-        short = _short(s.text, anchors, 40)
+        short = _short(s.text, [], 50)  # the searched text stays in the excerpt
         arrows.append(short + (" again" if seen[s.shape] > 1 else ""))
     more = f" → … ({len(ss) - 12} more)" if len(ss) > 12 else ""
     out = [f"{len(ss)} line{'s' if len(ss) != 1 else ''} mention{'s' if len(ss) == 1 else ''} "
@@ -143,7 +159,7 @@ def grep_timeline(items: list[tuple[str, int, str]], anchors: list[str],
     rep = repeats(ss)
     if rep:
         out.append("What repeats: " + "; ".join(
-            f"“{_short(s.text, anchors, 50)}” ×{n} (lines {', '.join(f'{x:,}' for x in lns[:6])}"
+            f"“{_short(s.text, [], 70)}” ×{n} (lines {', '.join(f'{x:,}' for x in lns[:6])}"
             f"{', …' if len(lns) > 6 else ''})" for s, n, lns in rep[:5]) + ".")
     out.append("Timeline (found by code, in file order):")
     multi = len({s.path for s in ss}) > 1
@@ -151,10 +167,10 @@ def grep_timeline(items: list[tuple[str, int, str]], anchors: list[str],
     for i, s in enumerate(ss[:limit], 1):
         where = f"{visible(s.path)}:{s.line}" if multi else f"line {s.line:,}"
         text = around(full.get((s.path, s.line), s.text), anchors)
-        out.append(f"{i}. {when(s.when) if s.when else '-'} · {where} · {text}")
+        out.append(f"{i}. {s.stamp or (when(s.when) if s.when else '-')} · {where} · {text}")
     if len(ss) > limit:
-        out.append(f"(and {len(ss) - limit} more hits" + (": see the JSON report's findings)"
-                                                          if in_findings else ", not listed)"))
+        out.append(f"({limit} of {len(ss)} hits shown" + (
+            "; every hit is in the JSON report's findings)" if in_findings else ")"))
     return out
 
 

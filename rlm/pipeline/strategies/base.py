@@ -23,6 +23,7 @@ from rlm.engine.ledger import Ledger, Unit, failed_unit, mb
 from rlm.engine.session import Session
 from rlm.schemas.report import Estimate, Finding, ReduceInfo, Source
 from rlm.pipeline.gate import Decision
+from rlm.pipeline.query import Query, read_query
 
 RECIPE = "giant-file"
 
@@ -39,6 +40,11 @@ class Context:
     window: int  # material tokens one call may carry
     cpt: float  # chars per token, measured on the corpus
     result: "Result | None" = None  # the strategy's result as it fills (for an interrupted scan)
+    query: Query | None = None  # the question read once (rlm.pipeline.query); read here when not given
+
+    def __post_init__(self) -> None:
+        if self.query is None:
+            self.query = read_query(self.q)
 
     @property
     def opts(self):
@@ -92,6 +98,8 @@ class Result:
     reduce: ReduceInfo | None = None
     synthesize: bool = False  # the findings still need a synthesis call
     evidence: evidence.EvidenceStats = field(default_factory=evidence.EvidenceStats)
+    matched: dict | None = None  # a counting answer's record (rlm.pipeline.codeonly.count_text)
+    headline: str | None = None  # code's first sentence, when the strategy wrote one
     where: covmap.Recorder = field(default_factory=covmap.Recorder)  # the coverage map's places
 
     # what the code-only hooks (rlm.pipeline.codeonly.answers) read
@@ -154,6 +162,12 @@ def code_finding(fid: str, claim: str, src: TextSource, a: int, b: int, verified
     return Finding(id=fid, claim=claim, evidence=text[:4000],
                    source=Source(path=src.display, line_start=a, line_end=b),
                    verified=verified, chunk=chunk, **kw)
+
+
+def finding_at(fid: str, claim: str, path: str, line: int, text: str, **kw) -> Finding:
+    """A finding at one line whose text code read from the file (an event kind's example)."""
+    return Finding(id=fid, claim=claim, evidence=text[:4000],
+                   source=Source(path=path, line_start=line, line_end=line), verified=True, **kw)
 
 
 def scan_interrupted(ctx: Context, res: "Result") -> "Result":

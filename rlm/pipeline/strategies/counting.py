@@ -1,66 +1,161 @@
-"""Counting questions about logs ("how many X?", "how many X per Y?", "most common errors?"),
-answered by code alone: exact counts over the matching lines (rlm/corpus/counts.py), each
-group cited by its first line. No model reads, counts or words the numbers, with or without a
-model configured; a time window in the question ("between 14:00 and 14:30") restricts the
-count to those lines."""
+"""Counting questions about logs ("how many X?", "which IP had the most X?", "top 5 users by X",
+"X per component"), answered by code alone from the typed query (rlm.pipeline.query).
+
+What is counted is a predicate code states: the lines mentioning the question's anchors, the
+lines of a level ("how many errors?"), every line, or the templates whose words carry the
+question's words (rlm.corpus.predicate over rlm.corpus.templates). When no template carries
+them all, code says so, names the nearest templates and gives no number (exit 3). A group-by
+slot is read from every matched line (rlm.corpus.slots), so the groups add up to the total.
+Every matching line number is kept (as ranges) for the JSON report; the answer shows a sample
+and says how much of it it shows (rlm.pipeline.codeonly.count_text).
+"""
 
 from __future__ import annotations
 
-from rlm.corpus.counts import TIME_UNITS, TOP, CountQuery, CountResult, count_lines, parse_count
-from rlm.corpus.timewindow import parse_window, window_lines
+import re
+from dataclasses import dataclass, field
+
+from rlm.pipeline.codeonly import count_text
+from rlm.corpus.counts import _ERR_WORDS, _LOGCAT_LEVEL, _LOGCAT_LINE, _WARN_WORDS, _candidate_lines
+from rlm.corpus.predicate import match, phrase_of, question_concepts
+from rlm.corpus.severity import ERROR_RANK, severity
+from rlm.corpus.slots import slot_value
+from rlm.corpus.question_table import table_for
+from rlm.corpus.timewindow import window_lines
 from rlm.pipeline.strategies.base import Context, Result, code_finding
+
+EXAMPLES = 10
+
+
+@dataclass
+class Tally:
+    """What code counted: totals, groups, kinds (templates), examples, every line number."""
+
+    total: int = 0
+    scanned: int = 0
+    groups: dict[str, list] = field(default_factory=dict)  # key -> [count, src, first line]
+    kinds: dict[str, list] = field(default_factory=dict)  # template -> [count, src, first line]
+    examples: list[tuple] = field(default_factory=list)  # (src, line)
+    lines: dict[str, list[list[int]]] = field(default_factory=dict)  # path -> [[a, b], ...]
+    nearest: list = field(default_factory=list)  # templates closest to an unmatched predicate
+    related: list = field(default_factory=list)  # templates matched by synonym only: named
+    component: dict[str, str] = field(default_factory=dict)  # template -> its main component
+
+    def add(self, src, ln: int, kind: str | None, key: str | None) -> None:
+        self.total += 1
+        if len(self.examples) < EXAMPLES:
+            self.examples.append((src, ln))
+        runs = self.lines.setdefault(src.display, [])
+        if runs and runs[-1][1] == ln - 1:
+            runs[-1][1] = ln
+        else:
+            runs.append([ln, ln])
+        for table, k in ((self.kinds, kind), (self.groups, key)):
+            if k is None:
+                continue
+            g = table.get(k)
+            if g is None:
+                table[k] = [1, src, ln]
+            else:
+                g[0] += 1
+
+
+def _line_test(q, src):
+    """(bytes prefilter or None, exact check of one line) for anchors, a level, all lines."""
+    if q.anchors:
+        lits = [a.lower() for a in q.anchors]
+        rx = re.compile(b"|".join(re.escape(a.encode()) for a in q.anchors), re.I)
+        return rx, lambda s: any(a in s.lower() for a in lits)
+    if q.level:
+        words = _ERR_WORDS if q.level == "error" else _WARN_WORDS
+        logcat = src.line_count and _LOGCAT_LINE.match(src.line(1, 200))
+        rx = re.compile(words + (_LOGCAT_LEVEL["err" if q.level == "error" else "warn"]
+                                 if logcat else b""), re.M)
+        if q.level == "error":
+            return rx, lambda s: (v := severity(s)) is not None and v <= ERROR_RANK
+        return rx, lambda s: severity(s) == 4
+    return None, lambda s: True
+
+
+def _by_predicate(q) -> bool:
+    return not q.anchors and not q.level and not q.every_line
+
+
+def _count_file(ctx: Context, src, tally: Tally) -> None:
+    q = ctx.query
+    ranges = window_lines(src, q.window) if q.window else None
+    spans = ranges if ranges is not None else [(1, src.line_count)]
+    tally.scanned += sum(max(0, b - a + 1) for a, b in spans)
+    slot = q.group_by
+
+    def key(text: str, kind: str | None) -> str | None:
+        return slot_value(slot, text, kind) if slot else None
+
+    if _by_predicate(q):
+        table = table_for(src, ranges)
+        m = match(table.rows, q.words, lambda row: src.line(row.first_line, 400))
+        tally.nearest += [(s, src) for s in m.nearest]
+        tally.related += [(s, src) for s in m.related]
+        tally.component.update({s.row.text: s.row.component for s in m.rows if s.row.component})
+        for ln, text, row in table.lines_of([s.row for s in m.rows]):
+            tally.add(src, ln, row.text, key(text, row.text))
+        return
+    rx, check = _line_test(q, src)
+    for first, last in spans:
+        if last < first:
+            continue
+        for ln, text in _candidate_lines(src, rx, first, last):
+            if check(text):
+                tally.add(src, ln, None, key(text, None))
 
 
 async def run(ctx: Context) -> Result:
     res = ctx.new_result()
-    cq = parse_count(ctx.q)
-    w = parse_window(ctx.q)
-    merged: dict[str, list] = {}  # key -> [count, src, first line]
-    total = scanned = 0
-    examples: list[tuple] = []
+    q = ctx.query
+    concepts = question_concepts(q.words) if _by_predicate(q) else []
+    tally = Tally()
+    if _by_predicate(q) and not concepts:
+        res.cov.gaps.append("code found no words in the question to count by")
+    else:
+        for src in ctx.corpus.sources:
+            _count_file(ctx, src, tally)
     for src in ctx.corpus.sources:
-        ranges = window_lines(src, w) if w else None
-        cr: CountResult = count_lines(src, cq, ranges)
-        total += cr.total
-        scanned += cr.scanned
-        examples += [(src, ln) for ln in cr.examples][: 10 - len(examples)]
-        for k, (c, ln) in cr.groups.items():
-            g = merged.setdefault(k, [0, src, ln])
-            g[0] += c
         res.cov.bytes_scanned_by_code += src.size
         res.cov.lines_scanned_by_code += src.line_count
-    where = f", {w.label}" if w else ""
-    res.reasons.append(f"a counting question about a log: code counts {cq.what}"
-                       + (f" per {cq.by}" if cq.by and cq.kind == "count" else "")
-                       + f"{where} over every line; the numbers come from code, never a model")
-    res.answer_parts.append(_answer(cq, total, scanned, merged, w.label if w else None))
-    top = sorted(merged.items(), key=lambda kv: (-kv[1][0], kv[1][2]))[:TOP]
-    cites = [(src, ln, f"{k}: {c:,} line{'s' if c != 1 else ''} (first shown)")
-             for k, (c, src, ln) in top] if cq.by else [
-        (src, ln, f"one of the {total:,} {cq.what}") for src, ln in examples]
-    for n, (src, ln, claim) in enumerate(cites, 1):
-        res.findings.append(code_finding(f"f{n}", claim, src, ln, ln, True, None, rules=["count"]))
-    if w:
-        res.cov.declared.append(f"counted only the lines {w.label} (found by binary search on "
-                                f"the timestamps of a time-ordered log): {scanned:,} lines")
+    confident = not _by_predicate(q) or bool(tally.kinds)
+    res.reasons.append(f"a counting question about a log: code counts {q.predicate_words()}"
+                       f"{' per ' + q.group_by if q.group_by else ''}, {q.scope()}, over every "
+                       "line; the numbers come from code, never a model")
+    if confident and q.group_by and tally.total and set(tally.groups) == {"(none)"}:
+        res.cov.gaps.append(f"none of the {tally.total:,} matching lines names a {q.group_by}: "
+                            "code cannot group them")
+    comps = sorted({tally.component[k] for k in tally.kinds if k in tally.component})
+    phrases = {phrase_of(k, concepts) for k in tally.kinds}
+    if confident and len(phrases) > 1 and len(comps) > 1:  # other words, other writers
+        res.answer_parts.append(count_text.mixed(comps))
+        res.cov.gaps.append("the matching templates come from different components: the total "
+                            "may count one happening more than once")
+    if not confident:
+        res.answer_parts.append(count_text.unmatched(q, concepts, tally.nearest))
+        res.cov.gaps.append("code could not map the question to a template of the log: "
+                            "no number is given")
+    else:
+        res.answer_parts.append(count_text.answer(q, concepts, tally))
+    res.matched = count_text.matched(q, concepts, tally, confident)
+    _cite(res, q, tally)
+    if q.window:
+        res.cov.declared.append(f"counted only the lines {q.window.label} (found on each "
+                                f"file's own timestamps): {tally.scanned:,} lines")
     return res
 
 
-def _answer(cq: CountQuery, total: int, scanned: int, groups: dict, window: str | None) -> str:
-    span = f"{scanned:,} lines" + (f" {window}" if window else "")
-    head = (f"**{total:,}** {cq.what} (counted by code over {span}; no model read or counted "
-            f"anything).")
-    if not cq.by or not groups:
-        return head
-    label = "shape" if cq.kind == "top" else cq.by
-    rows = sorted(groups.items(), key=lambda kv: (-kv[1][0], kv[1][2]))
-    if cq.by in TIME_UNITS:  # a time series reads in time order
-        rows = sorted(groups.items())
-    out = [head, "", f"| {label} | lines | first line |", "|---|---:|---|"]
-    for k, (c, src, ln) in rows[:TOP]:
-        key = k.replace("|", "\\|")[:120]
-        out.append(f"| {key} | {c:,} | {src.display}:{ln} |")
-    if len(rows) > TOP:
-        rest = sum(c for _, (c, _, _) in rows[TOP:])
-        out.append(f"| ({len(rows) - TOP:,} more) | {rest:,} | |")
-    return "\n".join(out)
+def _cite(res: Result, q, tally: Tally) -> None:
+    if q.group_by:
+        top = sorted(tally.groups.items(), key=lambda kv: (-kv[1][0], kv[1][2]))[:count_text.TOP]
+        cites = [(src, ln, f"{k}: {c:,} line{'s' if c != 1 else ''} (first shown)")
+                 for k, (c, src, ln) in top]
+    else:
+        cites = [(src, ln, f"one of the {tally.total:,} {q.predicate_words()}")
+                 for src, ln in tally.examples]
+    for n, (src, ln, claim) in enumerate(cites, 1):
+        res.findings.append(code_finding(f"f{n}", claim, src, ln, ln, True, None, rules=["count"]))

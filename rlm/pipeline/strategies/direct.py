@@ -26,7 +26,7 @@ async def run(ctx: Context) -> Result:
     res = ctx.new_result()
     src = ctx.corpus.sources[0]
     chunk = Chunk("c0001", (Part(src.display, 1, src.line_count),), src)
-    ranges, w = log_window(ctx.corpus.probe.kind, src, ctx.q)
+    ranges, w = log_window(ctx.corpus.probe.kind, src, ctx.query.window)
     if w is not None:  # only the window's lines are shown (and can be cited)
         res.where.window({src.display: ranges})
         res.cov.declared.append(window_note(w, {src.display: ranges},

@@ -32,7 +32,7 @@ async def run(ctx: Context) -> Result:
     res = ctx.new_result()
     max_bytes = chunk_bytes(ctx.window, ctx.cpt)
 
-    windows = {src.display: log_window(ctx.corpus.probe.kind, src, ctx.q) for src in ctx.corpus.sources}
+    windows = {src.display: log_window(ctx.corpus.probe.kind, src, ctx.query.window) for src in ctx.corpus.sources}
 
     def chunks() -> Iterator[Chunk]:
         for src in ctx.corpus.sources:

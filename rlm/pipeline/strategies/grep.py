@@ -45,7 +45,7 @@ async def run(ctx: Context) -> Result:
                 f"not searched: {f.reason}; bytes {f.shard.start:,}-{f.shard.end:,}"))
         truncated |= r.truncated
         found = r.hit_lines
-        ranges, w = log_window(ctx.corpus.probe.kind, src, ctx.q)  # "between 14:00 and 14:30"
+        ranges, w = log_window(ctx.corpus.probe.kind, src, ctx.query.window)  # "between 14:00 and 14:30"
         if w:
             found = keep_in(found, ranges)
             windows[src.display] = ranges

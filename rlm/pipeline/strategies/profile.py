@@ -5,6 +5,7 @@ chunk, because code read every line."""
 
 from __future__ import annotations
 
+from rlm.pipeline.codeonly.event_kinds import add_event_kinds, places
 from rlm.pipeline.codeonly.timeline import describe_group
 from rlm.pipeline.codeonly.wording import guard_label, wording_failed_note
 from rlm.corpus.anomalies import rank_kinds
@@ -12,7 +13,7 @@ from rlm.corpus.logset import LogSet, where
 from rlm.corpus.profile import profile_log, why_picked
 from rlm.corpus.source import TextSource
 from rlm.corpus.stories import story_ids
-from rlm.corpus.timewindow import folder_window_lines, parse_window, window_lines, window_note
+from rlm.corpus.timewindow import folder_window_lines, window_lines, window_note
 from rlm.engine.candidates import Group, group_candidates, judge_group, numbered
 from rlm.engine.mapper import Outcome, map_items
 from rlm.render.kinds import kinds_markdown
@@ -32,7 +33,7 @@ async def run(ctx: Context) -> Result:
     res = ctx.new_result()
     srcs = ctx.corpus.sources
     src = srcs[0] if len(srcs) == 1 else LogSet(srcs)  # a folder of logs: one log
-    ranges, w = time_window(res, src, ctx.q)
+    ranges, w = time_window(res, src, ctx.query.window)
     prof = profile_log(src, line_ranges=ranges)
     res.cov.bytes_scanned_by_code, res.cov.lines_scanned_by_code = prof.bytes, prof.lines
     if ranges is not None:
@@ -58,21 +59,24 @@ async def run(ctx: Context) -> Result:
         res.estimate = Estimate(calls=len(groups) + 1,
                                 prompt_tokens=est + PROMPT_OVERHEAD_TOKENS * (len(groups) + 1))
         res.cov.chunks_total = len(groups)
-    if ctx.opts.dry_run or not groups:
+    if ctx.opts.dry_run:
         if not groups:
             res.answer_parts.append("Code found no rare or error-level lines.")
         return res
-    rows = rank_kinds(prof, src)
-    res.event_kinds = [r.as_dict() for r in rows]  # the report's `event_kinds` (JSON, HTML)
-    table = kinds_markdown(rows)
-    if table:
-        res.answer_parts.append(table)
+    kinds = rank_kinds(prof, src)  # the ranked event kinds: code's table, first (item 7)
+    res.event_kinds = [r.as_dict() for r in kinds]  # the report's `event_kinds` (JSON, HTML)
+    if not groups:
+        res.answer_parts.append("Code found no rare lines and no line picked by its rules"
+                                + (" beyond the event kinds above." if kinds else "."))
+        add_event_kinds(res, kinds, kinds_markdown(kinds), _place(src, prof, kinds))
+        return res
     if ctx.code_only:
         res.answer_parts.append(
             f"Code profiled all {prof.lines:,} lines and found {len(prof.candidates)} "
             f"candidate lines in {len(groups)} groups; no model was used.")
         _findings(ctx, res, src, [Outcome(g) for g in groups], prof.record_end,
                   prof.rules_by_line)
+        add_event_kinds(res, kinds, kinds_markdown(kinds), _place(src, prof, kinds))
         return res
 
     def unit(g: Group) -> Unit:
@@ -92,7 +96,15 @@ async def run(ctx: Context) -> Result:
                            budget=ctx.budget, cancel_scope=ctx.session.scope,
                            on_outcome=lambda o: done(ctx, unit(o.item), o))
     _findings(ctx, res, src, outs, prof.record_end, prof.rules_by_line)
+    add_event_kinds(res, kinds, kinds_markdown(kinds), _place(src, prof, kinds))
     return res
+
+
+def _place(src, prof, kinds):
+    """The top event kind's nodes or hosts, counted over its lines (one file, whole log)."""
+    if not kinds or isinstance(src, LogSet) or prof.table is None or prof.lines != src.line_count:
+        return None
+    return places(src, prof.table, kinds[0].kind)
 
 
 def _failed_shards(res: Result, src, prof) -> None:
@@ -112,11 +124,10 @@ def _failed_shards(res: Result, src, prof) -> None:
             f"not profiled: {f.reason}; bytes {sh.start:,}-{sh.end:,}"))
 
 
-def time_window(res: Result, src, question: str):
+def time_window(res: Result, src, w):
     """(line ranges, window) when the question names a time window ("between 14:00 and
     14:30", "around 14:05") and the log's lines carry times; (None, None) otherwise. A
     folder's ranges are in its global numbering: each file is searched by time on its own."""
-    w = parse_window(question)
     if w is None:
         return None, None
     if isinstance(src, LogSet):

@@ -1,0 +1,151 @@
+"""A log question's words mapped to the templates that carry their meaning.
+
+"How many failed password attempts?" is not "lines holding `fail`, `password` and `attempt`":
+it is the templates whose words carry `fail` and `password` (`Failed password for <*> from
+<*> port <*> ssh2`). Each question word becomes a concept: its group in the lexicon
+(recipes/lexicon.toml: `failed`, `failure` and `fail` are one concept), else its stem. Words
+that frame a count (`attempts`, `times`, `entries`) are dropped. A template matches when its
+words hold every concept; templates that hold the concepts as a phrase (adjacent, in order)
+rank first. When no template holds them all, the match is not confident: the nearest
+templates (most concepts held) are named, and no number is stated as the answer.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from rlm.prompts import recipe
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z-]*[A-Za-z]|[A-Za-z]")
+NEAREST = 3
+
+
+@lru_cache(maxsize=1)
+def lexicon() -> tuple[dict[str, str], frozenset[str]]:
+    """(word -> concept, filler words) from recipes/lexicon.toml."""
+    data = recipe.load("lexicon")
+    concept = {w: name for name, words in data["groups"].items() for w in words}
+    return concept, frozenset(data["filler"]["words"])
+
+
+def stem(word: str) -> str:
+    """A light stem: plural, then -ing/-ed, then a final e (`failures`, `failure` -> failur;
+    `failed` -> fail; `closed`, `close` -> clos)."""
+    w = word.lower()
+    if w.endswith("ies") and len(w) > 4:
+        w = w[:-3] + "y"
+    elif w.endswith("s") and not w.endswith("ss") and len(w) > 3:
+        w = w[:-1]
+    for suf in ("ing", "ed"):
+        if w.endswith(suf) and len(w) > len(suf) + 2:
+            w = w[: -len(suf)]
+            break
+    return w[:-1] if w.endswith("e") and len(w) > 3 else w
+
+
+def concept_of(word: str) -> str:
+    concept, _ = lexicon()
+    w = word.lower()
+    return concept.get(w) or concept.get(stem(w)) or stem(w)
+
+
+def words_of(text: str) -> list[str]:
+    """The alphabetic words of a text, `-`-joined parts also split (`break-in`, `pam_unix`)."""
+    out = []
+    for m in _WORD.finditer(text):
+        w = m.group(0)
+        out.append(w)
+        if "-" in w:
+            out += [p for p in w.split("-") if p]
+    return out
+
+
+def question_concepts(words: list[str]) -> list[str]:
+    """The concepts of the question's predicate words, filler dropped, in order, unique."""
+    _, filler = lexicon()
+    out: list[str] = []
+    for w in words:
+        if (w.lower() in filler and not w.isupper()) or len(w) < 2:
+            continue
+        c = concept_of(w)
+        if c not in out:
+            out.append(c)
+    return out
+
+
+@dataclass
+class Scored:
+    row: object  # a template row (rlm.corpus.templates.Row)
+    held: list[str]  # the question's concepts this template holds
+    phrase: bool  # the concepts appear adjacent and in order
+
+
+@dataclass
+class Match:
+    concepts: list[str]
+    stems: list[str] = field(default_factory=list)  # the question's words, stemmed
+    rows: list[Scored] = field(default_factory=list)  # templates holding every concept
+    related: list[Scored] = field(default_factory=list)  # by synonym only, when stems matched
+    nearest: list[Scored] = field(default_factory=list)  # when none holds all: the closest
+
+    @property
+    def confident(self) -> bool:
+        return bool(self.concepts) and bool(self.rows)
+
+    @property
+    def total(self) -> int:
+        return sum(s.row.count for s in self.rows)
+
+
+def _score(words: list[str], concepts: list[str]) -> tuple[list[str], bool]:
+    seq = [concept_of(w) for w in words]
+    held = [c for c in concepts if c in seq]
+    phrase = False
+    if len(concepts) >= 2 and len(held) == len(concepts):
+        n = len(concepts)
+        phrase = any(seq[i:i + n] == concepts for i in range(len(seq) - n + 1))
+    return held, phrase
+
+
+def phrase_of(text: str, concepts: list[str]) -> str:
+    """The template's words from the first to the last of the question's concepts: what it
+    says about them (`authentication failure`; `Deleting block`; `NameSystem.delete`)."""
+    words = words_of(text)
+    at = [i for i, w in enumerate(words) if concept_of(w) in concepts]
+    return " ".join(w.lower() for w in words[at[0]:at[-1] + 1]) if at else ""
+
+
+def match(rows: list, words: list[str], example=None) -> Match:
+    """The rows (each with .text and .count) whose words hold every concept of the question's
+    `words`. Rows holding every word by its own stem (`failures` ~ `failure`) are the answer
+    when there are any; rows that hold them only through the lexicon (`failed`) are then
+    `related`, named but not counted. `example(row)` gives a real line of the row, whose
+    variable tokens still show their words (`blk_-123` is a `blk`)."""
+    _, filler = lexicon()
+    concepts = question_concepts(words)
+    stems = [s for s in dict.fromkeys(stem(w) for w in words if len(w) >= 2 and (
+        w.lower() not in filler or w.isupper()))]
+    m = Match(concepts, stems)
+    if not concepts:
+        return m
+    exact: list[Scored] = []
+    partial: list[Scored] = []
+    for row in rows:
+        text = row.text + (" " + example(row) if example else "")
+        ws = words_of(text)
+        held, phrase = _score(ws, concepts)
+        if len(held) == len(concepts):
+            own = {stem(w) for w in ws}
+            (exact if all(s in own for s in stems) else m.rows).append(Scored(row, held, phrase))
+        elif held:
+            partial.append(Scored(row, held, False))
+    if exact:
+        m.rows, m.related = exact, m.rows
+    for lst in (m.rows, m.related):
+        lst.sort(key=lambda s: (not s.phrase, -s.row.count))
+    if not m.rows:
+        partial.sort(key=lambda s: (-len(s.held), -s.row.count))
+        m.nearest = partial[:NEAREST]
+    return m

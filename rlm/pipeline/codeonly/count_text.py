@@ -1,0 +1,168 @@
+"""The words of a counting answer (rlm.pipeline.strategies.counting): the number and what was counted,
+the templates or groups behind it with exact counts, how much of it is shown, and the JSON
+`matched` record that carries every matching line number."""
+
+from __future__ import annotations
+
+import re
+
+TOP = 10  # rows a table shows; the rest are summed in one row and declared
+JSON_ROWS = 10_000  # template or group rows the JSON carries (the rest are declared)
+_LEAD = re.compile(r"^(?:(?:<\*>|-|[A-Z][a-z]{2}|[A-Z][a-z]{2}day|\[[^\]]*<\*>[^\]]*\])[\s,]+)+")
+
+
+def _n(k: int, word: str) -> str:
+    return f"{k:,} {word}{'' if k == 1 else 's'}"
+
+
+def shown(template: str, width: int = 110) -> str:
+    """A template as the answer writes it: the leading header variables dropped, capped."""
+    t = _LEAD.sub("", template).strip() or template.strip()
+    t = t.replace("`", "'")
+    return t if len(t) <= width else t[: width - 1] + "…"
+
+
+def _ref(src, ln: int) -> str:
+    return f"{src.display}:{ln}"
+
+
+def _scope(q, scanned: int) -> str:
+    return (f"counted by code over {scanned:,} lines, {q.scope()}; no model read or counted "
+            "anything")
+
+
+def _table(label: str, rows: list[tuple[str, list]], total: int, noun: str) -> list[str]:
+    out = [f"| {label} | lines | first line |", "|---|---:|---|"]
+    for k, (c, src, ln) in rows[:TOP]:
+        cell = k.replace("|", "\\|")[:120]
+        out.append(f"| `{cell}` | {c:,} | {_ref(src, ln)} |")
+    if len(rows) > TOP:
+        rest = sum(c for _, (c, _, _) in rows[TOP:])
+        out.append(f"| ({len(rows) - TOP:,} more {noun}s) | {rest:,} | |")
+        out.append("")
+        out.append(f"{TOP} of {_n(len(rows), noun)} shown; the other {len(rows) - TOP:,} hold "
+                   f"{rest:,} of the {total:,} lines (all of them are in the JSON report).")
+    return out
+
+
+NONE = "(none)"  # the group of lines that do not hold the slot: never the leader
+
+
+def _ranked(table: dict) -> list[tuple[str, list]]:
+    return sorted(table.items(), key=lambda kv: (kv[0] == NONE, -kv[1][0], kv[1][2]))
+
+
+def _what(q, concepts: list[str], kinds: list) -> str:
+    if not concepts:
+        return q.predicate_words()
+    if len(kinds) == 1:
+        return f"lines of the template `{shown(kinds[0][0])}`"
+    return f"lines in {len(kinds)} templates holding " + " + ".join(f"`{c}`" for c in concepts)
+
+
+def answer(q, concepts: list[str], tally) -> str:
+    kinds = _ranked(tally.kinds)
+    what = _what(q, concepts, kinds)
+    out: list[str] = []
+    if q.group_by and tally.total:
+        out += _grouped(q, what, tally)
+    else:
+        out.append(f"**{tally.total:,}** {what} ({_scope(q, tally.scanned)}).")
+    if len(kinds) > 1:
+        out += ["", *_table("template", [(shown(k), v) for k, v in kinds], tally.total,
+                            "template")]
+    if tally.related:
+        out += ["", related(tally.related)]
+    out += ["", holds(q, tally, len(kinds))]
+    return "\n".join(out)
+
+
+def related(rel: list) -> str:
+    """Templates that hold the question's meaning only through a synonym: named, not counted."""
+    by: dict[str, list] = {}
+    for s, src in rel:
+        g = by.setdefault(shown(s.row.text, 80), [0, src, s.row.first_line])
+        g[0] += s.row.count
+    rows = sorted(by.items(), key=lambda kv: -kv[1][0])
+    n = sum(c for c, _, _ in by.values())
+    names = "; ".join(f"`{k}` ({c:,}, first at {_ref(src, ln)})" for k, (c, src, ln) in rows[:3])
+    more = f"; and {len(rows) - 3:,} more" if len(rows) > 3 else ""
+    return (f"Not counted: {_n(n, 'line')} of {_n(len(rows), 'template')} that match only by a "
+            f"synonym of the question's words: {names}{more}. Ask with those words to count "
+            "them.")
+
+
+def _grouped(q, what: str, tally) -> list[str]:
+    groups = _ranked(tally.groups)
+    top_c = groups[0][1][0]
+    leaders = [k for k, (c, _, _) in groups if c == top_c and k != NONE]
+    if not leaders:
+        return [f"None of the **{tally.total:,}** {what} names a {q.group_by} "
+                f"({_scope(q, tally.scanned)}): code cannot group them by it."]
+    lead = (f"**{leaders[0]}**" if len(leaders) == 1 else
+            " and ".join(f"**{k}**" for k in leaders[:5]) + f" tie")
+    nameless = tally.groups.get(NONE, [0])[0]
+    no_slot = (f" {_n(nameless, 'line')} of them name no {q.group_by}." if nameless else "")
+    head = [f"{lead} had the most: **{top_c:,}** of the **{tally.total:,}** {what} "
+            f"({_scope(q, tally.scanned)}).{no_slot}"] if q.kind == "top" else [
+        f"**{tally.total:,}** {what} ({_scope(q, tally.scanned)}), in "
+        f"{_n(len(groups), q.group_by + ' value')}."]
+    return head + ["", *_table(q.group_by, groups, tally.total, f"{q.group_by} value")]
+
+
+def holds(q, tally, n_kinds: int) -> str:
+    parts = [_n(tally.total, "line")]
+    if n_kinds > 1:
+        parts.append(f"in {_n(n_kinds, 'template')}")
+    if q.group_by:
+        parts.append(f"in {_n(len(tally.groups), q.group_by + ' value')}")
+    cited = min(len(tally.groups), TOP) if q.group_by else len(tally.examples)
+    return (f"The answer holds {' '.join(parts)}; {cited} of the {tally.total:,} lines are "
+            "cited below (the first of each group, or the first lines); every matching line "
+            "number is in the JSON report (`matched.lines`).")
+
+
+def mixed(components: list[str]) -> str:
+    names = ", ".join(f"`{c.rstrip(':')}`" for c in components[:5])
+    return (f"Not sure: the matching templates are written by different components ({names}), "
+            "so they may be different events, or one happening logged by each. Each template is "
+            "counted above; the total mixes them. Quote the words of the one you mean to count "
+            "it alone.")
+
+
+def unmatched(q, concepts: list[str], nearest: list) -> str:
+    if not concepts:
+        return ("Code could not tell what to count: the question names no words, anchors or "
+                "level to match. Not answered; no number is given.")
+    want = " + ".join(f"`{c}`" for c in concepts)
+    out = [f"Code could not map the question to the log's templates: no template holds all "
+           f"of {want}. Not answered: no number is given, since counting other lines would "
+           "answer another question."]
+    if nearest:
+        out += ["", "Nearest templates (holding some of the words):"]
+        for s, src in sorted(nearest, key=lambda x: (-len(x[0].held), -x[0].row.count))[:3]:
+            out.append(f"- `{shown(s.row.text)}`: {_n(s.row.count, 'line')} (first at "
+                       f"{_ref(src, s.row.first_line)}), holds "
+                       + ", ".join(f"`{h}`" for h in s.held))
+    out += ["", "Quote the words as the log writes them (e.g. \"Failed password\") to count "
+                "the lines that contain them."]
+    return "\n".join(out)
+
+
+def matched(q, concepts: list[str], tally, confident: bool) -> dict:
+    """The JSON record of what the answer holds, with every matching line number."""
+    kinds = _ranked(tally.kinds)
+    groups = _ranked(tally.groups)
+    return {
+        "read_as": q.read_as(),
+        "predicate": q.predicate_words(), "concepts": concepts, "confident": confident,
+        "window": q.window.label if q.window else None, "group_by": q.group_by,
+        "total": tally.total if confident else None,
+        "kinds": [{"template": k, "lines": c, "first": _ref(src, ln)}
+                  for k, (c, src, ln) in kinds[:JSON_ROWS]],
+        "groups": [{"key": k, "lines": c, "first": _ref(src, ln)}
+                   for k, (c, src, ln) in groups[:JSON_ROWS]],
+        "rows_cut": max(0, len(kinds) - JSON_ROWS) + max(0, len(groups) - JSON_ROWS),
+        "lines": tally.lines if confident else {},
+        "holds": holds(q, tally, len(kinds)) if confident else "no answer: nothing counted",
+    }

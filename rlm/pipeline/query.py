@@ -1,0 +1,160 @@
+"""The question, read once into a typed query that the gate and every strategy read.
+
+`read_query(question)` finds, in this order: the time window (rlm.corpus.timewindow; its text
+is then taken out, so `Jun 11 2005` never becomes the search term `2005`), the anchors
+(rlm.corpus.grep: quoted text, IPs, node ids, paths ... each whole), the kind of answer wanted
+(count, top k, list, open, or read), the group-by slot ("which IP", "per component"), and the
+predicate words (what is counted: "failed password attempts"). `Query.read_as()` is the one
+line the answer shows, so a user sees at once when code misread the question.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from rlm.corpus.grep import extract_anchors
+from rlm.corpus.idents import blank
+from rlm.corpus.predicate import lexicon
+from rlm.corpus.slots import slot_name
+from rlm.corpus.timewindow import Window, parse_window
+
+_OPEN = re.compile(
+    r"\b(anomal\w*|unusual|odd|strange|weird|suspicious|wrong|problems?|issues?|errors?|"
+    r"fail\w*|incidents?|warnings?|security|interesting|notable|outliers?|happened|unexpected)\b",
+    re.I)
+_SLOT = r"(?P<slot>[a-z]+(?:\s+(?:address(?:es)?|ids?))?)"
+_WHICH_MOST = re.compile(
+    rf"\b(?:which|what)\s+{_SLOT}\s+(?:\w+\s+)?(?:had|has|have|got|gets|saw|sent|made|caused|"
+    r"produced|generated|logged|triggered|with|did|reported)\s+(?:the\s+)?(?:most|highest "
+    r"number of|largest number of|greatest number of|more)\s+(?P<what>.+)", re.I)
+_TOP_K = re.compile(rf"\btop\s+(?P<k>\d+)?\s*{_SLOT}(?:\s+(?:by|with|for|of|in|having)\s+"
+                    r"(?P<what>.+))?", re.I)
+_MOST_COMMON = re.compile(r"\b(?:most\s+(?:common|frequent)|commonest|most\s+often\s+seen)\s+"
+                          r"(?P<what>.+)", re.I)
+_HOW_MANY = re.compile(r"\b(?:how\s+many|number\s+of|count(?:\s+of)?|total(?:\s+number\s+of)?)"
+                       r"\s+(?P<what>.+)", re.I)
+_PER = re.compile(rf"\b(?:per|by|for\s+each|each|grouped\s+by|broken\s+down\s+by)\s+{_SLOT}",
+                  re.I)
+_LIST = re.compile(r"\b(?:list|cite|show|give)\s+(?:me\s+)?(?:all|every|each)\b", re.I)
+LEVEL_WORDS = {"error": "error", "errors": "error", "err": "error", "fatal": "error",
+               "critical": "error", "crit": "error", "warning": "warn", "warnings": "warn",
+               "warn": "warn"}
+ALL_WORDS = {"line", "lines", "entries", "entry", "records", "events", "log", "logs"}
+
+
+@dataclass
+class Query:
+    text: str
+    kind: str  # count | top | list | open | read
+    anchors: list[str] = field(default_factory=list)
+    window: Window | None = None
+    words: list[str] = field(default_factory=list)  # the predicate's words (what is counted)
+    group_by: str | None = None  # a slot of rlm.corpus.slots, or None
+    top_k: int | None = None
+    rest: str = ""  # the question without its window's text
+
+    @property
+    def level(self) -> str | None:
+        """"error" / "warn" when the predicate is a level ("how many errors?")."""
+        got = {LEVEL_WORDS.get(w.lower()) for w in self.words if w.lower() not in ALL_WORDS}
+        return got.pop() if len(got) == 1 and None not in got else None
+
+    @property
+    def counts(self) -> bool:
+        """A counting question code can count: how many, which had the most, top k, list."""
+        return self.kind in ("count", "top", "list") and bool(
+            self.anchors or self.words or self.group_by)
+
+    @property
+    def about_logs(self) -> bool:
+        """A question about a log as a log (what stands out, how many, which, when): in a
+        folder, answered from the log files only (rlm.corpus.open.focus_logs)."""
+        return self.kind in ("open", "count", "top", "list") or self.window is not None
+
+    @property
+    def every_line(self) -> bool:
+        return not self.anchors and all(w.lower() in ALL_WORDS for w in self.words)
+
+    def scope(self, files: int = 1) -> str:
+        where = "whole file" if files <= 1 else f"all {files} files"
+        return f"{self.window.label} ({where})" if self.window and files > 1 else (
+            self.window.label if self.window else where)
+
+    def read_as(self, predicate: str | None = None, files: int = 1) -> str:
+        """"Read as: count lines matching `Failed password …`, whole file"."""
+        what = predicate or ("all lines" if self.every_line else self.predicate_words())
+        if self.kind == "top" and self.top_k == 1:
+            head = f"the {self.group_by} with the most {what}"
+        elif self.kind == "top":
+            head = f"the top {self.top_k} {self.group_by} values by {what}"
+        elif self.kind in ("count", "list"):
+            by = f" per {self.group_by}" if self.group_by else ""
+            head = f"{self.kind} {what}{by}"
+        elif self.anchors:
+            head = "lines mentioning " + ", ".join(f"`{a}`" for a in self.anchors)
+        elif self.kind == "open":
+            head = "an open question (what stands out)"
+        else:
+            head = "a question that needs reading"
+        return f"Read as: {head}, {self.scope(files)}."
+
+    def predicate_words(self) -> str:
+        if self.anchors:
+            return "lines mentioning " + " or ".join(f"`{a}`" for a in self.anchors)
+        if self.level:
+            return f"{self.level}-level lines"
+        if self.every_line:
+            return "lines"
+        return "lines matching " + " ".join(f"`{w}`" for w in self.words)
+
+
+def _words(text: str, anchors: list[str]) -> list[str]:
+    """The predicate's words: the text's words less anchors and words that frame a count
+    (`attempts`, `are there`: recipes/lexicon.toml), in order."""
+    _, filler = lexicon()
+    for a in anchors:
+        text = text.replace(a, " ")
+    words = re.findall(r"[A-Za-z][\w'-]*[A-Za-z]|[A-Za-z]", text)
+    return [w for w in words if w.lower() not in filler or w.lower() in ALL_WORDS
+            or (w.isupper() and len(w) > 1)]  # GET, POST: a log's own word
+
+
+def read_query(question: str) -> Query:
+    """The typed query of `question`. Raises UsageError for a time code cannot read."""
+    window = parse_window(question)
+    rest = blank(question, [window.span]) if window else question
+    anchors = extract_anchors(rest)
+    q = Query(question, "read", anchors, window, rest=rest)
+    body = rest.strip().rstrip("?.! ")
+    if m := _WHICH_MOST.search(body):
+        q.kind, q.top_k, q.group_by = "top", 1, slot_name(m.group("slot"))
+        q.words = _words(m.group("what"), anchors)
+    elif (m := _TOP_K.search(body)) and slot_name(m.group("slot")):
+        q.kind, q.top_k, q.group_by = "top", int(m.group("k") or 10), slot_name(m.group("slot"))
+        what = m.group("what") or ""
+        q.words = _words(what, anchors) or ([m.group("slot")] if q.group_by == "template" else [])
+    elif m := _MOST_COMMON.search(body):
+        q.kind, q.top_k, q.group_by = "top", 10, "template"
+        q.words = _words(m.group("what"), anchors)
+    elif m := _HOW_MANY.search(body):
+        q.kind = "count"
+        what = m.group("what")
+        if p := _PER.search(what):
+            q.group_by = slot_name(p.group("slot"))
+            what = what[: p.start()]
+        q.words = _words(what, anchors)
+    elif _LIST.search(body):
+        q.kind = "list"
+        q.words = _words(_LIST.split(body, 1)[-1], anchors)
+    elif _OPEN.search(body):
+        q.kind = "open"
+    if q.kind == "count" and q.group_by is None and (p := _PER.search(body)):
+        q.group_by = slot_name(p.group("slot"))
+    if q.group_by is None and q.kind == "top":
+        q.group_by = "template"
+    return q
+
+
+def is_open_question(question: str) -> bool:
+    return bool(_OPEN.search(question))
