@@ -9,7 +9,7 @@ import os
 import subprocess
 import sys
 
-from rlm.safetext import code, link_target, text, visible
+from rlm.render.safetext import code, link_target, text, visible
 
 EVIL = "notes\n# Injected heading \u202egol.exe`x\x1b[31m.log"
 

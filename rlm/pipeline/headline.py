@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from rlm.safetext import visible
+from rlm.render.safetext import visible
 from rlm.schemas.report import Finding, Report
 from rlm.words import n_
 

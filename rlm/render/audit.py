@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rlm.verify.evidence import format_evidence_path
 from rlm.render.codeview import views_markdown
-from rlm.safetext import code, link_target, visible
+from rlm.render.safetext import code, link_target, visible
 from rlm.schemas.repo_report import AuditReport
 
 SEVERITY_RANK = {"high": 0, "medium": 1, "low": 2, None: 3}

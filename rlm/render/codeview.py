@@ -3,7 +3,7 @@ which tool produced it and what it did not look at."""
 
 from __future__ import annotations
 
-from rlm.safetext import code
+from rlm.render.safetext import code
 from rlm.codeview.shapes import Analyzers, CodeViews, Section
 
 SEVERITIES = ("high", "medium", "low")

@@ -5,7 +5,7 @@ is only the answer (the model's words and code's notes); everything else is rend
 from __future__ import annotations
 
 from rlm.engine.ledger import mb as size_text
-from rlm.safetext import code, visible
+from rlm.render.safetext import code, visible
 from rlm.schemas.report import Finding, Report
 from rlm.words import n_
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rlm.safetext import code, link_target, visible
+from rlm.render.safetext import code, link_target, visible
 from rlm.schemas.repo_report import Fact, MineReport
 
 

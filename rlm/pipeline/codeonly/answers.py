@@ -15,7 +15,7 @@ from __future__ import annotations
 from rlm.pipeline.codeonly.rank import rank_passages
 from rlm.pipeline.codeonly.timeline import grep_timeline
 from rlm.pipeline.codeonly.wording import wording_failed_note
-from rlm.safetext import code
+from rlm.render.safetext import code
 from rlm.corpus.lines import number_lines
 from rlm.corpus.timewindow import parse_window
 from rlm.pipeline.strategies.base import Context, Result

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
-from rlm.safetext import visible
+from rlm.render.safetext import visible
 from rlm.corpus.timeparse import as_datetime, has_year, line_time, written_time
 from rlm.engine.candidates import message_of, template_of
 
