@@ -311,6 +311,5 @@ def main() -> None:
         print(markdown(rows).splitlines()[-1])
 
 
-if __name__ == "__main__":
-    sys.path.insert(0, str(ROOT))
+if __name__ == "__main__":  # python -m evals.real_questions
     main()

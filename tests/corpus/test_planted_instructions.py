@@ -5,12 +5,9 @@ is evals/sim's adversarial one, which obeys every planted instruction it is show
 
 from __future__ import annotations
 
-import os
-import sys
 
 import anyio
 import pytest
-
 
 from evals import sim_suite as S  # noqa: E402
 from rlm.corpus.instructions import WITHHELD, why_instruction  # noqa: E402

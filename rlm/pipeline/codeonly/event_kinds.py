@@ -90,6 +90,14 @@ def add_event_kinds(res, rows: list, table: str, place=None) -> None:
         return
     res.headline = headline(rows, place)
     res.answer_parts[:0] = [table, holds(rows)]
+    # a line already cited inside a multi-line record (a stack trace with its header) is not
+    # cited again alone: the record is one finding, as the profile found it
+    spans = [(f.source.path, f.source.line_start, f.source.line_end) for f in res.findings
+             if f.source.line_end > f.source.line_start]
+
+    def in_record(path: str, ln: int) -> bool:
+        return any(p == path and a <= ln <= b for p, a, b in spans)
+
     groups = []
     for i, row in enumerate(rows[:SHOWN], 1):
         k, gid = row.kind, f"k{i}"
@@ -97,13 +105,16 @@ def add_event_kinds(res, rows: list, table: str, place=None) -> None:
                  + (f", {_where(row)}" if k.components else "")
                  + (f", {_span(row)}" if _span(row) else "")
                  + f" (picked: {'; '.join(row.whys[:2]) or row.severity})")
-        for path, ln, text in row.examples:
+        examples = [e for e in row.examples if not in_record(e[0], e[1])]
+        if not examples:
+            continue
+        for path, ln, text in examples:
             res.findings.append(finding_at(f"e{len(res.findings) + 1}", claim, path, ln, text,
                                            group=gid, rules=["event-kind"]))
         groups.append({"id": gid, "kind": "event", "key": k.template, "why": row.severity,
                        "label": None, "claim": None,
-                       "lines": [ln for _, ln, _ in row.examples],
-                       "paths": [p for p, _, _ in row.examples], "rules": ["event-kind"],
+                       "lines": [ln for _, ln, _ in examples],
+                       "paths": [p for p, _, _ in examples], "rules": ["event-kind"],
                        "count": k.count, "severity": row.severity})
     res.groups[:0] = groups
     res.matched = {"what": "event kinds picked by code, ranked (failures first, the worst "
