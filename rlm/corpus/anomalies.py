@@ -6,10 +6,14 @@ format puts it, else the failure words of the message), the exact count, first a
 as the file writes them, where (components, top 3 with counts) and 1-3 example lines. The
 wording of the answer is the strategy's; every number here is code's.
 
-A kind *reports a failure* when its level is error or worse and its message is not a bare
-value dump (`instruction address: <*>`: one line of a register dump, which the event line
-above it reports), or when it has no level beyond warning and its message has failure words
-(`Failed password`, `Connection refused`, `timeout`). "corrected" at INFO is not a failure.
+A kind *reports a failure* when its level is critical or worse (FATAL, SEVERE, ...) and its
+message is not a bare value dump (`instruction address: <*>`: one line of a register dump,
+which the event line above it reports), or when its message has failure words and its level
+is error or milder (`Failed password`, `Connection refused`, `timeout`). At the ERROR level
+the level alone is not enough: programs write routine lines there (Apache's `[error]
+workerEnv.init() ok`). "corrected" at INFO is not a failure. A kind whose reason is the
+caller's error (`No such file or directory`, `Permission denied`: recipes/failures.toml) is
+not a failure of the system; it is named apart (`caller_error`).
 """
 
 from __future__ import annotations
@@ -17,11 +21,13 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from rlm.corpus.header import host_of
 from rlm.corpus.logset import where
 from rlm.corpus.severity import ERROR_RANK
 from rlm.corpus.templates import EventKind, settle
+from rlm.prompts import recipe
 
 WARN_RANK = 4
 _STRONG = {"fatal", "panic", "panicked", "segfault", "segmentation fault", "oom", "out of memory",
@@ -42,8 +48,22 @@ def is_value_dump(kind: EventKind) -> bool:
             and kind.template.rstrip().endswith("<*>"))
 
 
+@lru_cache(maxsize=1)
+def _caller_reasons() -> re.Pattern:
+    reasons = recipe.load("failures")["caller_errors"]["reasons"]
+    return re.compile("|".join(re.escape(r) for r in reasons), re.I)
+
+
+def caller_error(kind: EventKind) -> str | None:
+    """The caller's error its message gives as the reason (`Permission denied`), or None."""
+    m = _caller_reasons().search(kind.template)
+    return m.group(0) if m else None
+
+
 def reports_failure(kind: EventKind) -> bool:
-    if kind.rank is not None and kind.rank <= ERROR_RANK:
+    if caller_error(kind):
+        return False
+    if kind.rank is not None and kind.rank < ERROR_RANK:  # critical, alert, fatal
         return not is_value_dump(kind)
     return bool(message_failure_words(kind)) and (kind.rank is None or kind.rank <= WARN_RANK)
 
