@@ -162,5 +162,37 @@ def count_hosts(src, table, rows: list[KindRow]) -> None:
 def failure_lines(table, src) -> tuple[list[int], list[EventKind]]:
     """Every line of every kind that reports a failure (one pass over the file), and the kinds."""
     kinds = [k for k in table.templates if reports_failure(k)]
-    want = {k.id for k in kinds}
-    return [n for n, t in enumerate(table.assign(src), 1) if t in want], kinds
+    return [n for n, _ in failure_line_kinds(table, src)], kinds
+
+
+def failure_line_kinds(table, src, ranges: list[tuple[int, int]] | None = None):
+    """(line, kind) of every line that reports a failure, in file order (one pass), only the
+    lines in `ranges` when given (a time window's)."""
+    want = {k.id: k for k in table.templates if reports_failure(k)}
+    spans = iter(ranges) if ranges is not None else None
+    span = next(spans, None) if spans is not None else None
+    for n, tid in enumerate(table.assign(src), 1):
+        k = want.get(tid)
+        if k is None:
+            continue
+        if spans is not None:
+            while span is not None and span[1] < n:
+                span = next(spans, None)
+            if span is None:
+                return
+            if n < span[0]:
+                continue
+        yield n, k
+
+
+def left_out(table) -> list[tuple[EventKind, str]]:
+    """The kinds a person might take for failures that the rule leaves out, with the reason:
+    a caller's error, or the ERROR level with no failure word in the message."""
+    out = []
+    for k in table.templates:
+        reason = caller_error(k)
+        if reason:
+            out.append((k, f"the caller's error `{reason}`"))
+        elif k.rank == ERROR_RANK and not message_failure_words(k):
+            out.append((k, "ERROR level, no failure word in the message"))
+    return sorted(out, key=lambda kr: -kr[0].count)
