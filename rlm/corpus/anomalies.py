@@ -43,9 +43,9 @@ def message_failure_words(kind: EventKind) -> list[str]:
 
 
 def is_value_dump(kind: EventKind) -> bool:
-    words = _WORD.findall(kind.template.replace("<*>", " "))
+    words = _WORD.findall(kind.shape.replace("<*>", " "))
     return (not message_failure_words(kind) and len(words) <= DUMP_WORDS
-            and kind.template.rstrip().endswith("<*>"))
+            and kind.shape.rstrip().endswith("<*>"))
 
 
 @lru_cache(maxsize=1)
