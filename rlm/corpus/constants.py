@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 
 from rlm.corpus.header import message_start
-from rlm.corpus.miner import VAR
+from rlm.corpus.miner import VAR, split_slots
 
 SAMPLE_MAX = 64  # lines read back per kind
 MIN_LINES = 2  # a value seen on one line only is not "the same on every line"
@@ -60,8 +60,6 @@ def _fill(template: str, fixed: dict[int, str]) -> str:
 def restore_constants(src, tc, kinds) -> None:
     """Put back, in each kind's template, the digit-bearing values that are the same on every
     line read (see the module's doc); each kind's `constants` lists them."""
-    from rlm.corpus.templates import split_slots
-
     for k in kinds:
         if not k.slots or k.count < MIN_LINES:
             continue
