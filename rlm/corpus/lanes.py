@@ -38,7 +38,7 @@ MARKS = 60  # a kind with at most this many lines is drawn line by line
 FINE = 4096  # lines whose time is read to put the others on the clock
 PROBE = 8  # an untimed line (a stack trace's): the next lines are tried for a time
 OWN_SLACK_S = 3600  # a line's own time this far from its neighbours' is a misread: not used
-EXACT_MAX_BYTES = 128 << 20  # one more pass over logs up to this size (see evals/bench_html.py)
+EXACT_MAX_BYTES = 64 << 20  # one more pass over logs up to this size (evals/bench_html.py: ~0.3 of a run)
 
 
 def _files(src) -> tuple[list, list[int]]:
@@ -161,23 +161,21 @@ class Bins:
 
     def __init__(self, n_lanes: int, total_lines: int, clock: LineClock | None, bins: int = BINS):
         self.total, self.clock, self.bins = max(1, total_lines), clock, bins
-        self.by_line = np.zeros((n_lanes, bins), dtype=np.int64)
-        self.by_time = np.zeros((n_lanes, bins), dtype=np.int64)
+        self.by_line = np.zeros((n_lanes, bins))  # shares of lines when placed by block
+        self.by_time = np.zeros((n_lanes, bins))
         self.marks: dict[int, list[int]] = {}  # lane -> its lines (lanes of at most MARKS)
 
-    def add(self, lanes: np.ndarray, lines: np.ndarray, weights=None) -> None:
+    def add(self, lanes: np.ndarray, lines: np.ndarray) -> None:
         if not len(lines):
             return
         n, b = len(self.by_line), self.bins
         lb = np.minimum((lines - 1) * b // self.total, b - 1)
-        self.by_line += np.bincount(lanes * b + lb, weights, minlength=n * b).reshape(n, b) \
-            .astype(np.int64)
+        self.by_line += np.bincount(lanes * b + lb, minlength=n * b).reshape(n, b)
         if self.clock is not None:
             c = self.clock
             tb = np.clip(((c.at(lines) - c.first) / (c.last - c.first) * b).astype(np.int64),
                          0, b - 1)
-            self.by_time += np.bincount(lanes * b + tb, weights, minlength=n * b) \
-                .reshape(n, b).astype(np.int64)
+            self.by_time += np.bincount(lanes * b + tb, minlength=n * b).reshape(n, b)
 
 
 def _in_ranges(lines: np.ndarray, ranges: list[tuple[int, int]] | None) -> np.ndarray:
@@ -218,24 +216,51 @@ def exact_pass(src, table, lane_of: dict[int, int], small: set[int], out: Bins,
             base += len(rows)
 
 
+def _spread(row: np.ndarray, lo: float, hi: float, count: float) -> None:
+    """Add `count` lines spread evenly over [lo, hi) in bin units: a block over two bins gives
+    each its share, so an even rate draws as an even shade whatever the block size."""
+    b = len(row)
+    lo, hi = min(max(lo, 0.0), b), min(max(hi, 0.0), b)
+    if hi - lo < 1e-9:
+        row[min(int(lo), b - 1)] += count
+        return
+    i = int(lo)
+    while i < b and i < hi:
+        row[i] += count * (min(hi, i + 1) - max(lo, i)) / (hi - lo)
+        i += 1
+
+
 def block_pass(table, lane_of: dict[int, int], out: Bins) -> bool:
-    """Each kind's count per block (the counter's series), placed at the block's middle line.
-    False when the counter kept no series (capped, or a time window's count)."""
+    """Each kind's count per block (the counter's series), spread over the block's lines and
+    its time. False when the counter kept no series (capped, or a time window's count)."""
     tc = table.counter
     if tc is None or not tc.series or tc.series_overflow or tc.counted is not None:
         return False
-    starts = np.asarray(tc.block_line, dtype=np.int64)
+    starts = np.asarray(tc.block_line, dtype=np.float64)  # lines before each block
     ends = np.append(starts[1:], tc.lines)
-    middle = (starts + ends) // 2 + 1
+    scale = out.bins / out.total
+    clock = out.clock
+    if clock is not None:
+        t_lo, t_hi = clock.at(starts + 1), clock.at(np.maximum(ends, starts + 1))
+        t_scale = out.bins / (clock.last - clock.first)
     for kid, lane in lane_of.items():
-        kind = table.by_id(kid)
-        for shape in kind.shapes:
+        for shape in table.by_id(kid).shapes:
             ids, counts = tc.series.get(shape, ((), ()))
-            if len(ids):
-                bids = np.asarray(ids, dtype=np.int64)
-                out.add(np.full(len(bids), lane), middle[bids],
-                        np.asarray(counts, dtype=np.float64))
+            for bid, c in zip(ids, counts):
+                _spread(out.by_line[lane], starts[bid] * scale, ends[bid] * scale, c)
+                if clock is not None:
+                    _spread(out.by_time[lane], (t_lo[bid] - clock.first) * t_scale,
+                            (t_hi[bid] - clock.first) * t_scale, c)
     return True
+
+
+def _whole(row: np.ndarray) -> list[int]:
+    """Counts spread in shares back to whole lines, keeping the sum (largest remainders)."""
+    floor = np.floor(row + 1e-9).astype(np.int64)
+    left = int(round(row.sum())) - int(floor.sum())
+    if left > 0:
+        floor[np.argsort(-(row - floor), kind="stable")[:left]] += 1
+    return floor.tolist()
 
 
 def _time_record(clock: LineClock | None) -> dict | None:
@@ -247,16 +272,16 @@ def _time_record(clock: LineClock | None) -> dict | None:
 
 def _lane_record(src, k, lane: int, placed: str, out: Bins) -> dict:
     marks = out.marks.get(lane)
-    rec: dict = {"count": int(out.by_line[lane].sum()), "placed": placed}
+    rec: dict = {"count": int(round(out.by_line[lane].sum())), "placed": placed}
     if marks is not None and len(marks) <= MARKS:
         lines = sorted(marks)
         times = ([round(t, 3) for t in out.clock.own(src, lines)] if out.clock is not None
                  else None)
         rec["marks"] = [[ln, times[i] if times else None] for i, ln in enumerate(lines)]
     else:
-        rec["line_bins"] = out.by_line[lane].tolist()
+        rec["line_bins"] = _whole(out.by_line[lane])
         if out.clock is not None:
-            rec["time_bins"] = out.by_time[lane].tolist()
+            rec["time_bins"] = _whole(out.by_time[lane])
     if placed == "examples":
         rec["count"] = k.count  # the marks are a few of them: the lane says so
     return rec

@@ -86,7 +86,9 @@ def axis_html(ticks: list) -> str:
         spans = "".join(f'<span style="left:{i * 25}%">{esc(t)}</span>'
                         for i, t in enumerate(ticks))
     else:
-        spans = "".join(f'<span class="at" style="left:{p * 100:.2f}%">{esc(t)}</span>'
+        # a label near an end is anchored inside the strip, so a narrow window never scrolls
+        spans = "".join(f'<span class="at" style="left:{p * 100:.2f}%;transform:translateX('
+                        f'{0 if p < 0.12 else -100 if p > 0.88 else -50}%)">{esc(t)}</span>'
                         for p, t in ticks)
     return ('<div class="axis" aria-hidden="true"><div></div><div class="ticks">' + spans
             + "</div></div>")

@@ -58,8 +58,6 @@ th{background:#f3f3f6;font-weight:600;overflow-wrap:normal}td.num,th.num{text-al
 .axis .ticks{position:relative;height:1.2rem}
 .axis .ticks span{position:absolute;transform:translateX(-50%);white-space:nowrap}
 .axis .ticks span:first-child{transform:none}.axis .ticks span:last-child{transform:translateX(-100%)}
-.axis .ticks span.at{transform:translateX(-50%)}
-.axis .ticks span.at::before{content:"";position:absolute;left:50%;top:-.2rem;height:.25rem;border-left:1px solid #999}
 .finding{margin:.5rem 0 .9rem}.finding .claim{margin:.1rem 0}
 .finding.tight{margin:.1rem 0}
 .evline{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.5rem;align-items:start;
