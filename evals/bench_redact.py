@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import importlib
 import importlib.util
 import os
 import re
@@ -125,7 +126,9 @@ def previous_module(rev: str):
         except subprocess.CalledProcessError:
             return None
         (pkg / f"{name}.py").write_text(src.replace("from rlm.redact.", "from redact_previous."))
-    sys.path.insert(0, str(pkg.parent))
+    spec = importlib.util.spec_from_file_location("redact_previous", pkg / "__init__.py",
+                                                  submodule_search_locations=[str(pkg)])
+    sys.modules["redact_previous"] = importlib.util.module_from_spec(spec)
     return importlib.import_module("redact_previous.detect")
 
 

@@ -41,11 +41,22 @@ _VERSION_BEFORE = re.compile(rb"(?i)(?:\b(?:version|ver|v|rev|revision|build|fir
                              rb"|~)$")  # not 'release' (a DHCP release names an address)
 
 
+def re2_bytes(pattern: bytes, latin1: bool = False):
+    """An RE2 pattern over bytes. latin1: one byte is one character (offsets are byte offsets
+    whatever the text holds; a class such as [^0-9] takes one byte of a multi-byte character,
+    where in UTF-8 mode it would take the whole character)."""
+    import re2
+
+    o = re2.Options()
+    o.log_errors = False
+    if latin1:
+        o.encoding = re2.Options.Encoding.LATIN1
+    return re2.compile(pattern, o)
+
+
 @lru_cache(maxsize=None)
 def compiled(name: str):
-    from rlm.redact.scan import re2_bytes
-
-    return re2_bytes(PATTERNS[name])
+    return re2_bytes(PATTERNS[name], latin1=True)
 
 
 def spans(rx, data: bytes, start: int = 0, end: int | None = None) -> Iterator[tuple[int, int]]:

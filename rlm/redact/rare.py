@@ -35,9 +35,7 @@ _NAMES = tuple(_SHAPES)
 
 @lru_cache(maxsize=1)
 def _shapes_rx():
-    from rlm.redact.scan import re2_bytes
-
-    return re2_bytes(b"|".join(b"(" + _SHAPES[n] + b")" for n in _NAMES), latin1=True)
+    return dense.re2_bytes(b"|".join(b"(" + _SHAPES[n] + b")" for n in _NAMES), latin1=True)
 
 
 def shape_lines(data: bytes) -> dict[str, list[tuple[int, int]]]:

@@ -19,24 +19,14 @@ from collections import Counter
 from functools import lru_cache
 from itertools import permutations
 
+from rlm.redact.dense import re2_bytes, spans
+
 TOKEN_MIN = 20  # entropy tokens: at least this long
 _WORDY = re.compile(r"(?:^|[/_~+.-])[A-Z]?[a-z]{2,11}(?:$|[/_~+.-])")
 # each character's class, for counting changes of class along a token
 _CLASS = str.maketrans({**{c: "u" for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"},
                         **{c: "l" for c in "abcdefghijklmnopqrstuvwxyz"},
                         **{c: "d" for c in "0123456789"}})
-
-
-def re2_bytes(pattern: bytes, latin1: bool = False):
-    """An RE2 pattern over bytes. latin1: one byte is one character (offsets are byte offsets
-    whatever the text holds; classes such as [^0-9] take one byte of a multi-byte character)."""
-    import re2
-
-    o = re2.Options()
-    o.log_errors = False
-    if latin1:
-        o.encoding = re2.Options.Encoding.LATIN1
-    return re2.compile(pattern, o)
 
 
 _BASE = rb"[A-Za-z0-9+/_~-]"  # a base64/base62 key's characters
@@ -116,8 +106,6 @@ def looks_random(tok: str) -> bool:
 
 def entropy_hits(data: bytes):
     """(start, end, value) in bytes of the random-looking tokens in data."""
-    from rlm.redact.dense import spans
-
     for start, end in spans(_token_rx(), data):
         raw = data[start:end]
         if len(raw.translate(None, b"!@#$%^*()")) < len(raw):

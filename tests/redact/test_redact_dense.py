@@ -79,3 +79,16 @@ def test_a_version_is_not_an_address(line, kept):
 ])
 def test_an_address_after_other_words_is_still_redacted(line, ip):
     assert [h.value for h in D.detect(line) if h.kind == "IP"] == [ip]
+
+
+def test_offsets_hold_next_to_non_ascii_text():
+    """The byte before a value may be the last byte of a multi-byte character: the scan reads
+    one byte at a time (Latin-1), so the value starts where it does, and maps back to its
+    characters."""
+    text = ("адрес:10.0.0.1 → jane.doe@acme-corp.com ñ 4111 1111 1111 1111 "
+            "日本 fe80::1ff:fe23:4567:890a\n€192.168.7.7")
+    hits = D.detect(text)
+    assert all(text[h.start:h.end] == h.value for h in hits)
+    assert {h.value for h in hits} >= {"10.0.0.1", "jane.doe@acme-corp.com",
+                                       "4111 1111 1111 1111", "fe80::1ff:fe23:4567:890a",
+                                       "192.168.7.7"}
