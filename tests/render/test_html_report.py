@@ -97,6 +97,21 @@ def test_a_run_recorded_before_the_html_report_renders(name, tmp_path):
                 assert f["evidence_path"].split(":")[0] in text
 
 
+def test_a_profile_run_recorded_before_the_lanes_draws_its_examples(tmp_path):
+    """A run from before the report kept where every line of a kind falls (no `timeline`):
+    one lane per event kind from its example lines, and the page says that is all it has."""
+    rep = json.loads((OLD / "ask_kinds.json").read_text("utf-8"))
+    assert "timeline" not in rep and rep["event_kinds"]
+    out = tmp_path / "page.html"
+    r = rlm("show", _record(rep), "--html", str(out))
+    assert r.returncode == 0, r.stderr
+    page = out.read_text("utf-8")
+    assert page.count('class="lane"') == len(rep["event_kinds"])
+    assert "each lane shows only the kind's example lines" in html_lib.unescape(page)
+    marks = page.count('class="mark"')
+    assert marks == sum(len(k["examples"]) for k in rep["event_kinds"])
+
+
 def test_html_errors_are_one_line(tmp_path):
     log = tmp_path / "a.log"
     log.write_text("2024-01-01 10:00:00 ERROR disk full\n")

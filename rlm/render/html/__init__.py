@@ -16,6 +16,7 @@ from pathlib import Path
 
 from rlm.render.html.coverage import coverage_section
 from rlm.render.html.findings import anchors, findings_sections, kinds_section
+from rlm.render.html.lanes import lanes_section
 from rlm.render.html.page import esc, page, section
 from rlm.render.html.repo import audit_sections, mine_sections
 from rlm.render.html.text import markdown_html
@@ -86,7 +87,7 @@ def report_html(report) -> str:
     cmd = rep.get("command") or "ask"
     body = [_header(rep), _gate(rep), _answer(rep)]
     if cmd not in ("audit", "mine"):
-        tl = timeline_section(rep)
+        tl = lanes_section(rep) or timeline_section(rep)
         if tl:  # a log's story in time; elsewhere, where in the corpus the findings are
             is_log = (rep.get("corpus") or {}).get("kind") == "log"
             body.append(section("Timeline" if is_log else "Where the findings are", tl,
