@@ -76,3 +76,28 @@ def withhold(lines: list[str]) -> tuple[list[str], list[int]]:
         else:
             out.append(s)
     return out, hit
+
+
+# the marks rlm's prompts put before a line of material: "12| " (a numbered line), "[3] " (a
+# listed candidate or finding)
+_MARK = re.compile(r"^\s*(?:\d+\||\[\d+\])")
+
+
+def withhold_text(text: str) -> tuple[str, int]:
+    """Every line of text (a prompt's material, or any other field made from the corpus) that
+    reads like an instruction to a model replaced by WITHHELD, its mark kept so that cites still
+    line up; and how many were. The last guard before a prompt leaves (rlm.prompts.recipe): the
+    strategies withhold a chunk's lines before (and name them); this catches every other path
+    (synthesis and merge prompts over findings, audit and mine candidates, summaries)."""
+    if not text or not _HINT.search(text):
+        return text, 0
+    out, n = [], 0
+    for line in text.split("\n"):
+        m = _MARK.match(line)
+        body = line[m.end():].lstrip() if m else line
+        if body != WITHHELD and why_instruction(body):
+            out.append(f"{m.group(0)} {WITHHELD}" if m else WITHHELD)
+            n += 1
+        else:
+            out.append(line)
+    return ("\n".join(out), n) if n else (text, 0)
