@@ -94,7 +94,15 @@ def scan_shards(paths: list[str], count: Callable, args: tuple, table: Any,
     """Plan the shards of `paths`, scan them on the current executor (those a scan that did
     not finish kept are taken from the shard store), merge them in order. `part_type`: the
     class of a partial table (default: the table's own)."""
-    shards = plan_shards(paths)
+    return scan_planned(plan_shards(paths), count, args, table, merge, skip, part_type)
+
+
+def scan_planned(shards: list[Shard], count: Callable, args: tuple, table: Any,
+                 merge: Callable[[Any, Any, Shard], None],
+                 skip: Callable[[Any, Shard, int], None], part_type: type | None = None
+                 ) -> ScanResult:
+    """`scan_shards` over shards planned by the caller (rlm.executor.shards.plan_ranges: a
+    time window's pieces, whose first line numbers the plan knows)."""
     out = ScanResult(table, len(shards))
     if not shards:
         return out
@@ -115,7 +123,7 @@ def scan_shards(paths: list[str], count: Callable, args: tuple, table: Any,
     out.reused = len(kept)
     first_line: dict[int, int] = {}  # file index -> lines of that file merged so far
     for s in shards:
-        before = first_line.get(s.file, 0)
+        before = first_line.get(s.file, 0) if s.line0 is None else s.line0
         r = ran.get(s.index) or ShardResult(s, kept[s.index], node="shard store")
         if r.ok:
             t = time.perf_counter()

@@ -12,16 +12,16 @@ and says how much of it it shows (rlm.pipeline.codeonly.count_text).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from rlm.pipeline.codeonly import count_text
-from rlm.corpus.counts import _ERR_WORDS, _LOGCAT_LEVEL, _LOGCAT_LINE, _WARN_WORDS, _candidate_lines
+from rlm.corpus.count_scan import CountSpec, scan_counts
+from rlm.corpus.counts import _LOGCAT_LINE
 from rlm.corpus.predicate import match, phrase_of, question_concepts
-from rlm.corpus.severity import ERROR_RANK, severity
-from rlm.corpus.slots import slot_value
 from rlm.corpus.question_table import table_for
 from rlm.corpus.timewindow import window_lines
+from rlm.engine.ledger import Unit, failed_unit
+from rlm.engine.outcomes import Status
 from rlm.pipeline.strategies.base import Context, Result, code_finding
 
 EXAMPLES = 10
@@ -40,41 +40,21 @@ class Tally:
     nearest: list = field(default_factory=list)  # templates closest to an unmatched predicate
     related: list = field(default_factory=list)  # templates matched by synonym only: named
     component: dict[str, str] = field(default_factory=dict)  # template -> its main component
+    failed: list[tuple] = field(default_factory=list)  # (src, FailedShard): not counted
 
-    def add(self, src, ln: int, kind: str | None, key: str | None) -> None:
-        self.total += 1
-        if len(self.examples) < EXAMPLES:
-            self.examples.append((src, ln))
-        runs = self.lines.setdefault(src.display, [])
-        if runs and runs[-1][1] == ln - 1:
-            runs[-1][1] = ln
-        else:
-            runs.append([ln, ln])
-        for table, k in ((self.kinds, kind), (self.groups, key)):
-            if k is None:
-                continue
-            g = table.get(k)
-            if g is None:
-                table[k] = [1, src, ln]
-            else:
-                g[0] += 1
-
-
-def _line_test(q, src):
-    """(bytes prefilter or None, exact check of one line) for anchors, a level, all lines."""
-    if q.anchors:
-        lits = [a.lower() for a in q.anchors]
-        rx = re.compile(b"|".join(re.escape(a.encode()) for a in q.anchors), re.I)
-        return rx, lambda s: any(a in s.lower() for a in lits)
-    if q.level:
-        words = _ERR_WORDS if q.level == "error" else _WARN_WORDS
-        logcat = src.line_count and _LOGCAT_LINE.match(src.line(1, 200))
-        rx = re.compile(words + (_LOGCAT_LEVEL["err" if q.level == "error" else "warn"]
-                                 if logcat else b""), re.M)
-        if q.level == "error":
-            return rx, lambda s: (v := severity(s)) is not None and v <= ERROR_RANK
-        return rx, lambda s: severity(s) == 4
-    return None, lambda s: True
+    def fold(self, src, part) -> None:
+        """One file's tally (rlm.corpus.count_scan), after the files before it."""
+        self.total += part.total
+        self.examples += [(src, ln) for ln in part.examples[:EXAMPLES - len(self.examples)]]
+        if part.runs:
+            self.lines.setdefault(src.display, []).extend(part.runs)
+        for table, other in ((self.kinds, part.kinds), (self.groups, part.groups)):
+            for k, (c, ln) in other.items():
+                g = table.get(k)
+                if g is None:
+                    table[k] = [c, src, ln]
+                else:
+                    g[0] += c
 
 
 def _by_predicate(q) -> bool:
@@ -82,31 +62,29 @@ def _by_predicate(q) -> bool:
 
 
 def _count_file(ctx: Context, src, tally: Tally) -> None:
+    """Count one file's lines on the run's executor, shard by shard (rlm.corpus.count_scan)."""
     q = ctx.query
     ranges = window_lines(src, q.window) if q.window else None
     spans = ranges if ranges is not None else [(1, src.line_count)]
     tally.scanned += sum(max(0, b - a + 1) for a, b in spans)
-    slot = q.group_by
-
-    def key(text: str, kind: str | None) -> str | None:
-        return slot_value(slot, text, kind) if slot else None
-
     if _by_predicate(q):
         table = table_for(src, ranges)
         m = match(table.rows, q.words, lambda row: src.line(row.first_line, 400))
         tally.nearest += [(s, src) for s in m.nearest]
         tally.related += [(s, src) for s in m.related]
         tally.component.update({s.row.text: s.row.component for s in m.rows if s.row.component})
-        for ln, text, row in table.lines_of([s.row for s in m.rows]):
-            tally.add(src, ln, row.text, key(text, row.text))
+        if not m.rows:
+            return
+        spec = CountSpec(shapes=table.shapes_of([s.row for s in m.rows]), slot=q.group_by)
+    else:
+        logcat = bool(q.level and src.line_count and _LOGCAT_LINE.match(src.line(1, 200)))
+        spec = CountSpec(anchors=tuple(q.anchors), level=q.level, logcat=logcat,
+                         slot=q.group_by)
+    if not src.size:
         return
-    rx, check = _line_test(q, src)
-    for first, last in spans:
-        if last < first:
-            continue
-        for ln, text in _candidate_lines(src, rx, first, last):
-            if check(text):
-                tally.add(src, ln, None, key(text, None))
+    scan = scan_counts(src, spec, ranges)
+    tally.fold(src, scan.table)
+    tally.failed += [(src, f) for f in scan.failed]
 
 
 async def run(ctx: Context) -> Result:
@@ -122,6 +100,7 @@ async def run(ctx: Context) -> Result:
     for src in ctx.corpus.sources:
         res.cov.bytes_scanned_by_code += src.size
         res.cov.lines_scanned_by_code += src.line_count
+    _failed_shards(res, tally)
     confident = not _by_predicate(q) or bool(tally.kinds)
     res.reasons.append(f"a counting question about a log: code counts {q.predicate_words()}"
                        f"{' per ' + q.group_by if q.group_by else ''}, {q.scope()}, over every "
@@ -147,6 +126,18 @@ async def run(ctx: Context) -> Result:
         res.cov.declared.append(f"counted only the lines {q.window.label} (found on each "
                                 f"file's own timestamps): {tally.scanned:,} lines")
     return res
+
+
+def _failed_shards(res: Result, tally: Tally) -> None:
+    """Shards no worker could count: named with their file, lines and bytes (exit 3); the
+    numbers above then leave them out, and the answer is not complete."""
+    for src, f in tally.failed:
+        sh = f.shard
+        res.cov.bytes_scanned_by_code -= sh.bytes
+        res.cov.lines_scanned_by_code -= f.lines
+        res.cov.chunks_failed.append(failed_unit(
+            Unit(sh.id, src.display, f.line_start, f.line_end), Status.FAILED,
+            f"not counted: {f.reason}; bytes {sh.start:,}-{sh.end:,}"))
 
 
 def _cite(res: Result, q, tally: Tally) -> None:
