@@ -112,3 +112,28 @@ def test_a_time_window_profile(cluster, log, monkeypatch):
     panics = [n["line"] for n in key["needles"]
               if n["kind"] == "panic" and n["text"].startswith("2026-03-14T08:")]
     assert panics and {f.source.line_start for f in rep.findings} >= set(panics)
+
+
+def test_the_rarity_count_adds_up_across_shards(cluster, tmp_path, monkeypatch):
+    monkeypatch.setenv("RLM_SHARD_MB", "0.5")
+    p = tmp_path / "tickets.log"
+    rows = []
+    for i in range(60_000):
+        if i % 800 == 7:  # 75 lines, ~12 a shard: rare in each shard, common in the file
+            rows.append(f"2026-03-14T09:00:00Z INFO the follow-up for ticket {i} was agreed\n")
+        elif i in (9_000, 31_000, 52_000):
+            rows.append(f"2026-03-14T09:00:00Z WARN keen-jacket ticket {i} was agreed\n")
+        else:
+            rows.append(f"2026-03-14T09:00:00Z INFO item {i} processed in {i % 97} ms\n")
+    p.write_text("".join(rows))
+    q = "what follow-up or keen-jacket was agreed?"
+    local, remote = _ask(p, q, "local"), _ask(p, q, "ray")
+    assert sum(remote.executor["shards_per_node"].values()) >= 5
+    for rep in (local, remote):
+        assert rep.strategy == "grep"
+        assert any("'keen-jacket' occurs on 3 of 60,000 lines: rare" in r for r in rep.gate.reasons)
+        assert any("'follow-up' occurs on 51 or more of 60,000 lines: too common" in r
+                   for r in rep.gate.reasons)
+    assert remote.gate.reasons == local.gate.reasons
+    assert [f.source.line_start for f in remote.findings] == \
+        [f.source.line_start for f in local.findings] == [9_001, 31_001, 52_001]
