@@ -136,9 +136,10 @@ class Result:
             self.cov.skipped.append({"path": f"{path}:{ln}", "incomplete": False,
                                      "reason": f"reads like an instruction to a model ({why}): "
                                                "withheld from the model"})
-        if lines and found == 0:
+        if lines and found == 0:  # a gap: the reader may have obeyed text it saw around the
+            # withheld lines, so "nothing there" is not sure (exit 3)
             where = ", ".join(f"{p}:{ln}" for p, ln, _ in lines[:5])
-            self.cov.declared.append(
+            self.cov.gaps.append(
                 f"possibly suppressed: chunk {c.id} ({c.describe()}) held text that reads like "
                 f"an instruction to a model ({where}), withheld from it, and its reader found "
                 "nothing there")
