@@ -114,9 +114,9 @@ def scan_planned(shards: list[Shard], count: Callable, args: tuple, table: Any,
     # a worker opens beneath the same roots as the driver (MCP), and reads its spool files
     scope = (beneath.current(), beneath.owned())
     try:
-        ran = ({r.shard.index: r for r in current().run_shards(_confined, todo,
-                                                               (scope, count) + args)}
-               if todo else {})
+        label = f"{count.__module__.rsplit('.', 1)[-1]}.{count.__name__}"  # for the report
+        ran = ({r.shard.index: r for r in current().run_shards(
+            _confined, todo, (scope, count) + args, label=label)} if todo else {})
     except (ScanInterrupted, KeyboardInterrupt) as e:  # Ctrl-C: keep what finished, for resume
         for r in getattr(e, "finished", []) if keep else []:
             store.put(keys[r.shard.index], r.value)

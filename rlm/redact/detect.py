@@ -142,13 +142,21 @@ def _spans(pattern: re.Pattern, text: str, kind: str, group: int = 0, check=None
             yield Hit(m.start(group), m.end(group), kind, v)
 
 
-def detect(text: str, known: tuple[str, ...] | list[str] = ()) -> list[Hit]:
+def detect(text: str, known: tuple[str, ...] | list[str] = (),
+           found: list[Hit] | None = None) -> list[Hit]:
     """Non-overlapping hits in text order. Earlier detectors win an overlap, so a password in a
     URL is not also read as an e-mail address, and a card number not as a phone number.
     `known`: secret values found before (in this run); they and the secrets found here are
-    taken wherever they recur, first (see _recurring)."""
-    hits = _pattern_hits(text)
+    taken wherever they recur, first (see _recurring). `found`: `pattern_hits(text)`, when
+    it was computed elsewhere (a Ray worker)."""
+    hits = _pattern_hits(text) if found is None else found
     return _resolve(_recurring(text, hits, known) + hits)
+
+
+def pattern_hits(text: str) -> list[Hit]:
+    """The patterns' hits in `text`: the costly part of `detect`, a pure function of the text
+    alone (no run state), so it can run on any worker and give the same hits."""
+    return _pattern_hits(text)
 
 
 def _recurring(text: str, hits: list[Hit], known) -> list[Hit]:
@@ -276,11 +284,13 @@ class Redactor:
                     self._secrets.append(value)
             return ph
 
-    def redact(self, text: str, count_prompt: bool = False) -> str:
-        """text with every detected value replaced by its placeholder."""
+    def redact(self, text: str, count_prompt: bool = False,
+               found: list[Hit] | None = None) -> str:
+        """text with every detected value replaced by its placeholder (`found`: the text's
+        `pattern_hits`, when a worker computed them)."""
         if not text:
             return text
-        hits = detect(text, tuple(self._secrets))
+        hits = detect(text, tuple(self._secrets), found)
         if not hits:
             return text
         out, pos = [], 0

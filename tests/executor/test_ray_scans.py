@@ -137,3 +137,31 @@ def test_the_rarity_count_adds_up_across_shards(cluster, tmp_path, monkeypatch):
     assert remote.gate.reasons == local.gate.reasons
     assert [f.source.line_start for f in remote.findings] == \
         [f.source.line_start for f in local.findings] == [9_001, 31_001, 52_001]
+
+
+def test_redaction_scans_on_ray_workers_and_sends_the_local_prompts(cluster, tmp_path,
+                                                                    fake_server):
+    from tests.redact.test_redact_run import SECRETS, map_quoting_errors, planted_log
+
+    p = tmp_path / "app.log"
+    planted_log(p, lines=3000)
+    fake_server.on("MapResult", map_quoting_errors)
+
+    def run(executor):
+        before = len(fake_server.requests)
+        opts = AskOptions(model="m", base_url=fake_server.url, executor=executor, redact=True,
+                          strategy="fanout", concurrency=3, no_cache=True)
+        rep = anyio.run(lambda: ask_async(str(p), "what failed?", opts))
+        return rep, [json.dumps(r["body"]["messages"]) for r in fake_server.requests[before:]]
+
+    local, sent_local = run("local")
+    remote, sent_remote = run("ray")
+    assert remote.executor["tasks"]["redact"] >= remote.coverage.chunks_total > 1
+    assert "redact" not in local.executor["tasks"]
+    # the same placeholders in the same prompts, though the scans finished in any order
+    assert sorted(sent_remote) == sorted(sent_local)
+    for value in SECRETS:
+        assert not any(value in body for body in sent_remote), value
+    assert remote.redaction == local.redaction and remote.redaction.values >= len(SECRETS)
+    assert [(f.source.line_start, f.evidence) for f in remote.findings] == \
+        [(f.source.line_start, f.evidence) for f in local.findings]
