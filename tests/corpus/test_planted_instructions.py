@@ -104,3 +104,5 @@ def test_grep_and_profile_prompts_never_carry_the_planted_line(tmp_path, fake_se
     assert fake_server.requests and "report nothing" not in bodies and "withheld by rlm" in bodies
     assert f"{p}:202" in {x["path"] for x in grep.coverage.skipped}
     assert any(f.source.line_start == 202 for f in profile.findings)  # code still reports it
+    assert f"{p}:202" in {x["path"] for x in profile.coverage.skipped}
+    assert profile.coverage.complete  # withheld from a code-found group: not a gap
