@@ -127,6 +127,50 @@ def test_log_answer_page(browser, bgl_run):
     ctx.close()
 
 
+def _drawn_at(page, key: str, place: float) -> str:
+    """What the browser hit-tests at `place` (0..1) along lane `key`'s strip, half-way up: the
+    class of the mark or shade there, or "empty"."""
+    page.locator(f'.lane[data-lane="{key}"]').scroll_into_view_if_needed()
+    return page.evaluate("""([key, f]) => {
+      const s = document.querySelector('.lane[data-lane="' + key + '"] svg.strip');
+      const b = s.getBoundingClientRect();
+      const el = document.elementFromPoint(b.left + f * b.width, b.top + b.height / 2);
+      return el === s ? 'empty' : (el.getAttribute('class') || el.tagName); }""", [key, place])
+
+
+def test_a_burst_and_a_silence_show_at_a_glance(browser, tmp_path):
+    """500 disk errors in one minute at 10:00 of a 24-hour log, and a retry warning every 30 s
+    that stops from 14:00 to 16:00: the burst is the darkest shade at 10:00 of its lane and
+    nothing elsewhere; the silence is an empty stretch of the other lane."""
+    from tests.corpus.test_lanes import BURST_AT, SILENT, day_log
+
+    log, html = tmp_path / "day.log", tmp_path / "day.html"
+    where = day_log(log)
+    r = rlm("ask", str(log), "anomalies?", "--model", "none", "--json", "--html", str(html))
+    assert r.returncode in (0, 3), r.stderr
+    rep = json.loads(r.stdout)
+    ids = {k["template"]: k["id"] for k in rep["event_kinds"]}
+    burst = next(f"kind-{i}" for t, i in ids.items() if "disk failure" in t)
+    retry = next(f"kind-{i}" for t, i in ids.items() if "retrying" in t)
+    ctx, page, requests = _open(browser, html)
+    assert page.locator("[data-axis=time]").count() == 1
+    assert page.locator(".lane").count() == len(rep["event_kinds"])
+    day = 86_398  # the log's first to last time
+    assert _drawn_at(page, burst, (BURST_AT + 30) / day) == "density d5"
+    for hour in (1, 5, 9.5, 11, 15, 20):
+        assert _drawn_at(page, burst, hour * 3600 / day) == "empty", hour
+    for hour in (14.3, 15, 15.7):
+        assert _drawn_at(page, retry, hour * 3600 / day) == "empty", hour
+    for hour in (1, 8, 13.5, 16.5, 23):
+        assert _drawn_at(page, retry, hour * 3600 / day).startswith("density"), hour
+    label = page.inner_text(f'.lane[data-lane="{retry}"] .lane-label')
+    assert f"{len(where['retry']):,} lines" in label
+    ticks = page.inner_text(".axis")
+    assert "06:00" in ticks and "12:00" in ticks and "18:00" in ticks
+    assert requests == [html.as_uri()]
+    ctx.close()
+
+
 def test_without_scripting_narrow_and_printed(browser, bgl_run):
     rep, html = bgl_run
     ctx, page, _ = _open(browser, html, java_script_enabled=False,

@@ -9,6 +9,7 @@ from rlm.pipeline.codeonly.event_kinds import add_event_kinds, places
 from rlm.pipeline.codeonly.timeline import describe_group
 from rlm.pipeline.codeonly.wording import guard_label, wording_failed_note
 from rlm.corpus.anomalies import rank_kinds
+from rlm.corpus.lanes import kind_lanes
 from rlm.corpus.logset import LogSet, where
 from rlm.corpus.profile import profile_log, why_picked
 from rlm.corpus.source import TextSource
@@ -65,6 +66,8 @@ async def run(ctx: Context) -> Result:
         return res
     kinds = rank_kinds(prof, src)  # the ranked event kinds: code's table, first (item 7)
     res.event_kinds = [r.as_dict() for r in kinds]  # the report's `event_kinds` (JSON, HTML)
+    if prof.table is not None and kinds:  # where all their lines fall: the timeline's lanes
+        res.timeline = kind_lanes(src, prof.table, [r.kind for r in kinds], ranges)
     if not groups:
         res.answer_parts.append("Code found no rare lines and no line picked by its rules"
                                 + (" beyond the event kinds above." if kinds else "."))
