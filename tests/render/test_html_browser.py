@@ -245,9 +245,26 @@ def test_audit_and_mine_pages(browser, tmp_path):
                                       "g.getBoundingClientRect().top])")
     top = dict(boxes)
     assert len(top) >= 2 and set(top) <= {m["name"] for m in rep["audit"]["modules"]}
-    edges = page.eval_on_selector_all("svg.graph line.edge", "ls => ls.map(l => [l.dataset.from, "
+    edges = page.eval_on_selector_all("svg.graph path.edge", "ls => ls.map(l => [l.dataset.from, "
                                       "l.dataset.to, l.getAttribute('stroke-dasharray')])")
     assert edges and all(top[a] < top[b] for a, b, dash in edges if not dash)
+    # every edge, as the browser draws it, stays out of every box but its own two
+    through = page.evaluate("""() => {
+      const boxes = [...document.querySelectorAll('svg.graph g.node')].map(g => {
+        const b = g.querySelector('rect').getBBox();
+        return {name: g.dataset.name, b}; });
+      const hits = [];
+      for (const p of document.querySelectorAll('svg.graph path.edge')) {
+        const n = p.getTotalLength();
+        for (let i = 0; i <= 200; i++) {
+          const pt = p.getPointAtLength(n * i / 200);
+          for (const {name, b} of boxes) {
+            if (name === p.dataset.from || name === p.dataset.to) continue;
+            if (pt.x > b.x + 0.5 && pt.x < b.x + b.width - 0.5 && pt.y > b.y + 0.5
+                && pt.y < b.y + b.height - 0.5) hits.push([p.dataset.from, p.dataset.to, name]);
+          } } }
+      return hits; }""")
+    assert through == []
     _bytes_bar_adds_up(page, rep["files"])
     big = max(rep["files"]["sizes"], key=rep["files"]["sizes"].get)  # hover: path, size, state
     title = page.eval_on_selector(f'svg.bar rect.seg[data-path="{big}"] title', "t => t.textContent")
