@@ -310,3 +310,28 @@ def test_every_counted_line_is_on_the_strip():
     assert sum(int(n.replace(",", "")) for _, n in slices) == 22
     xs = {float(x) for x, _ in slices}
     assert xs == {0.0, 5.0, 495.0, 985.0, 990.0, 995.0}  # 200 slices of 5 lines
+
+
+def test_a_log_page_draws_the_event_kinds_once_with_how_many_are_shown(tmp_path):
+    """The answer's Markdown table of kinds and its "12 of N kinds shown" are not drawn again
+    above the "Event kinds" section: one table, whose caption says how many it shows."""
+    import re
+
+    out = tmp_path / "bgl.html"
+    r = rlm("ask", str(Path(__file__).resolve().parents[2] / "evals" / "data" / "loghub" / "BGL_2k.log"),
+            "anomalies?", "--model", "none", "--html", str(out), "--json")
+    assert r.returncode in (0, 3), r.stderr
+    rep = json.loads(r.stdout)
+    assert "Event kinds picked by code, ranked (" in rep["answer"]  # the Markdown answer has it
+    page = out.read_text("utf-8")
+    kinds = [k for k in rep["event_kinds"] if k.get("examples")]
+    assert "Event kinds picked by code" not in page and "kinds shown with" not in page
+    m = re.search(r"<strong>([\d,]+) of ([\d,]+) kinds shown</strong>", page)
+    assert m and int(m.group(2).replace(",", "")) == len(kinds)
+    section = page[page.index('<section id="kinds">'):]
+    section = section[: section.index("</section>")]
+    drawn = section.count('<a href="#kind-')
+    assert drawn == int(m.group(1).replace(",", "")) == min(len(kinds), 100)
+    answer = page[page.index('<section id="answer">'):]
+    answer = answer[: answer.index("</section>")]
+    assert "<table" not in answer  # the kinds table is not drawn in the answer as well
