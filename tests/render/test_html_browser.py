@@ -97,6 +97,28 @@ def _bar_adds_up(page, total: int, unit: str = "lines") -> None:
     assert abs(got["w"] - got["bar"]) <= 1.5, got  # the segments fill the bar, no more
 
 
+def _bytes_bar_adds_up(page, files: dict) -> None:
+    """audit and mine: one segment per measured file, each as wide as its bytes (as the
+    browser lays it out), their bytes summing to the corpus's; with the strip of entries the
+    walker did not measure, every listed file is drawn once."""
+    got = page.evaluate("""() => {
+      const bar = document.querySelector('svg.bar[data-unit="bytes"]');
+      const w = bar.getBoundingClientRect().width - 2;
+      const segs = [...bar.querySelectorAll('rect.seg')].map(r => ({path: r.dataset.path,
+        bytes: Number(r.dataset.bytes), files: Number(r.dataset.files),
+        share: r.getBoundingClientRect().width / w}));
+      const other = [...document.querySelectorAll('svg.bar.unsized rect.seg')]
+        .reduce((s, r) => s + Number(r.dataset.files), 0);
+      return {segs, other, total: Number(bar.dataset.total)}; }""")
+    sizes = files["sizes"]
+    segs = got["segs"]
+    assert {s["path"]: s["bytes"] for s in segs} == {p: sizes[p] for p in (s["path"] for s in segs)}
+    assert sum(s["bytes"] for s in segs) == got["total"] > 0
+    for s in segs:  # widths proportional to size, to a pixel of the bar
+        assert abs(s["share"] - s["bytes"] / got["total"]) < 0.003, s
+    assert sum(s["files"] for s in segs) + got["other"] == files["total"]
+
+
 @pytest.fixture(scope="module")
 def bgl_run(tmp_path_factory):
     """`rlm ask BGL_2k.log "anomalies?"` with no model: the JSON report and the page."""
@@ -223,10 +245,30 @@ def test_audit_and_mine_pages(browser, tmp_path):
                                       "g.getBoundingClientRect().top])")
     top = dict(boxes)
     assert len(top) >= 2 and set(top) <= {m["name"] for m in rep["audit"]["modules"]}
-    edges = page.eval_on_selector_all("svg.graph line.edge", "ls => ls.map(l => [l.dataset.from, "
+    edges = page.eval_on_selector_all("svg.graph path.edge", "ls => ls.map(l => [l.dataset.from, "
                                       "l.dataset.to, l.getAttribute('stroke-dasharray')])")
     assert edges and all(top[a] < top[b] for a, b, dash in edges if not dash)
-    _bar_adds_up(page, rep["files"]["total"], "files")
+    # every edge, as the browser draws it, stays out of every box but its own two
+    through = page.evaluate("""() => {
+      const boxes = [...document.querySelectorAll('svg.graph g.node')].map(g => {
+        const b = g.querySelector('rect').getBBox();
+        return {name: g.dataset.name, b}; });
+      const hits = [];
+      for (const p of document.querySelectorAll('svg.graph path.edge')) {
+        const n = p.getTotalLength();
+        for (let i = 0; i <= 200; i++) {
+          const pt = p.getPointAtLength(n * i / 200);
+          for (const {name, b} of boxes) {
+            if (name === p.dataset.from || name === p.dataset.to) continue;
+            if (pt.x > b.x + 0.5 && pt.x < b.x + b.width - 0.5 && pt.y > b.y + 0.5
+                && pt.y < b.y + b.height - 0.5) hits.push([p.dataset.from, p.dataset.to, name]);
+          } } }
+      return hits; }""")
+    assert through == []
+    _bytes_bar_adds_up(page, rep["files"])
+    big = max(rep["files"]["sizes"], key=rep["files"]["sizes"].get)  # hover: path, size, state
+    title = page.eval_on_selector(f'svg.bar rect.seg[data-path="{big}"] title', "t => t.textContent")
+    assert title.startswith(f"{big} — {rep['files']['sizes'][big]:,} bytes") and "scanned by code" in title
     assert requests == [audit.as_uri()]
     ctx.close()
     mine = tmp_path / "mine.html"
@@ -241,5 +283,5 @@ def test_audit_and_mine_pages(browser, tmp_path):
         1 if q["placeholder"] else 0)
     for f in q["verified"]:
         assert f["evidence_path"] in page.inner_text("#q1")
-    _bar_adds_up(page, rep["files"]["total"], "files")
+    _bytes_bar_adds_up(page, rep["files"])
     ctx.close()

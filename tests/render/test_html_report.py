@@ -184,7 +184,7 @@ def test_module_graph_is_folded_onto_the_module_map():
                                        for a, b in edges]}
     svg = graph_svg(audit, views)
     drawn = {(e.split('data-from="')[1].split('"')[0], e.split('data-to="')[1].split('"')[0])
-             for e in svg.split("<line")[1:]}
+             for e in svg.split('<path class="edge"')[1:]}
     assert drawn == {("(root)", "shop"), ("shop", "shop/net"), ("shop/net", "shop")}
     assert 'data-name="tests"' not in svg
     assert "dashed arrow(s) close a cycle" in svg  # shop <-> shop/net

@@ -47,6 +47,7 @@ th{background:#f3f3f6;font-weight:600;overflow-wrap:normal}td.num,th.num{text-al
 .legend span{display:inline-flex;align-items:center;gap:.3rem}
 .legend svg{width:1.6rem;height:.9rem;border:1px solid #888}
 .bar{width:100%;height:2.4rem;display:block;border:1px solid #888}
+.bar[data-unit=bytes] .seg{stroke:#fff;stroke-width:1px;vector-effect:non-scaling-stroke}
 .fileband{width:100%;height:.9rem;display:block}
 .lane{display:grid;grid-template-columns:minmax(8rem,16rem) 1fr;gap:.5rem;align-items:center;
  border-bottom:1px dotted #e0e0e6;padding:.15rem 0}
