@@ -92,6 +92,7 @@ class Result:
     findings: list[Finding] = field(default_factory=list)
     groups: list[dict] = field(default_factory=list)
     event_kinds: list[dict] = field(default_factory=list)  # profile: ranked kinds (corpus.anomalies)
+    timeline: dict | None = None  # profile: where each kind's lines fall (rlm.corpus.lanes)
     answer_parts: list[str] = field(default_factory=list)
     model_answer: str | None = None
     shown: str = ""  # the text a direct or grep answer was read from (rlm.verify.answer_check)

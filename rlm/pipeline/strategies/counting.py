@@ -14,10 +14,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from rlm.pipeline.codeonly import count_text
+from rlm.pipeline.codeonly import count_text, failure_text
 from rlm.corpus.count_scan import CountSpec, scan_counts
 from rlm.corpus.counts import _LOGCAT_LINE
 from rlm.corpus.predicate import match, phrase_of, question_concepts
+from rlm.corpus.slots import slot_value
 from rlm.corpus.question_table import table_for
 from rlm.corpus.timewindow import window_lines
 from rlm.engine.ledger import Unit, failed_unit
@@ -40,7 +41,27 @@ class Tally:
     nearest: list = field(default_factory=list)  # templates closest to an unmatched predicate
     related: list = field(default_factory=list)  # templates matched by synonym only: named
     component: dict[str, str] = field(default_factory=dict)  # template -> its main component
+    failures: failure_text.FailureKinds = field(default_factory=failure_text.FailureKinds)
     failed: list[tuple] = field(default_factory=list)  # (src, FailedShard): not counted
+
+    def add(self, src, ln: int, kind: str | None, key: str | None) -> None:
+        """One line (the failure kinds' pass, on the driver)."""
+        self.total += 1
+        if len(self.examples) < EXAMPLES:
+            self.examples.append((src, ln))
+        runs = self.lines.setdefault(src.display, [])
+        if runs and runs[-1][1] == ln - 1:
+            runs[-1][1] = ln
+        else:
+            runs.append([ln, ln])
+        for table, k in ((self.kinds, kind), (self.groups, key)):
+            if k is None:
+                continue
+            g = table.get(k)
+            if g is None:
+                table[k] = [1, src, ln]
+            else:
+                g[0] += 1
 
     def fold(self, src, part) -> None:
         """One file's tally (rlm.corpus.count_scan), after the files before it."""
@@ -58,15 +79,37 @@ class Tally:
 
 
 def _by_predicate(q) -> bool:
-    return not q.anchors and not q.level and not q.every_line
+    return not q.anchors and not q.level and not q.every_line and not q.failures
+
+
+def _count_failures(src, ranges, tally: Tally, kinds: failure_text.FailureKinds, key) -> None:
+    """Every line of the kinds that report a failure (rlm.corpus.anomalies), and the kinds
+    the rule leaves out, named apart."""
+    from rlm.corpus.anomalies import failure_line_kinds, left_out, severity_label
+    from rlm.corpus.templates import build_table
+
+    table = build_table(src, ranges, exact_last=False)
+    for ln, k in failure_line_kinds(table, src, ranges):
+        text = src.line(ln, 400) if key else ""
+        tally.add(src, ln, k.template, key(text, k.template) if key else None)
+        kinds.add(src, ln, k, severity_label(k))
+    for k, why in left_out(table):
+        kinds.leave_out(src, k, why)
 
 
 def _count_file(ctx: Context, src, tally: Tally) -> None:
-    """Count one file's lines on the run's executor, shard by shard (rlm.corpus.count_scan)."""
     q = ctx.query
     ranges = window_lines(src, q.window) if q.window else None
     spans = ranges if ranges is not None else [(1, src.line_count)]
     tally.scanned += sum(max(0, b - a + 1) for a, b in spans)
+    slot = q.group_by
+
+    def key(text: str, kind: str | None) -> str | None:
+        return slot_value(slot, text, kind) if slot else None
+
+    if q.failures:  # on the driver: the failure kinds' own pass (rlm.corpus.anomalies)
+        _count_failures(src, ranges, tally, tally.failures, key if slot else None)
+        return
     if _by_predicate(q):
         table = table_for(src, ranges)
         m = match(table.rows, q.words, lambda row: src.line(row.first_line, 400))
@@ -75,16 +118,14 @@ def _count_file(ctx: Context, src, tally: Tally) -> None:
         tally.component.update({s.row.text: s.row.component for s in m.rows if s.row.component})
         if not m.rows:
             return
-        spec = CountSpec(shapes=table.shapes_of([s.row for s in m.rows]), slot=q.group_by)
+        spec = CountSpec(shapes=table.shapes_of([s.row for s in m.rows]), slot=slot)
     else:
         logcat = bool(q.level and src.line_count and _LOGCAT_LINE.match(src.line(1, 200)))
-        spec = CountSpec(anchors=tuple(q.anchors), level=q.level, logcat=logcat,
-                         slot=q.group_by)
-    if not src.size:
-        return
-    scan = scan_counts(src, spec, ranges)
-    tally.fold(src, scan.table)
-    tally.failed += [(src, f) for f in scan.failed]
+        spec = CountSpec(anchors=tuple(q.anchors), level=q.level, logcat=logcat, slot=slot)
+    if src.size:  # shard by shard on the run's executor (rlm.corpus.count_scan)
+        scan = scan_counts(src, spec, ranges)
+        tally.fold(src, scan.table)
+        tally.failed += [(src, f) for f in scan.failed]
 
 
 async def run(ctx: Context) -> Result:
@@ -118,10 +159,20 @@ async def run(ctx: Context) -> Result:
         res.answer_parts.append(count_text.unmatched(q, concepts, tally.nearest))
         res.cov.gaps.append("code could not map the question to a template of the log: "
                             "no number is given")
+    elif q.failures and not q.group_by:
+        cites = tally.failures.sample()
+        res.answer_parts.append(failure_text.answer(q, tally.total, tally.scanned,
+                                                    tally.failures, len(cites)))
+        tally.examples = [(src, ln) for src, ln, _ in cites]
     else:
         res.answer_parts.append(count_text.answer(q, concepts, tally))
     res.matched = count_text.matched(q, concepts, tally, confident)
-    _cite(res, q, tally)
+    if q.failures and not q.group_by:
+        res.matched["holds"] = failure_text.holds(tally.total, len(tally.kinds),
+                                                  len(tally.examples))
+        _cite_failures(res, tally)
+    else:
+        _cite(res, q, tally)
     if q.window:
         res.cov.declared.append(f"counted only the lines {q.window.label} (found on each "
                                 f"file's own timestamps): {tally.scanned:,} lines")
@@ -138,6 +189,17 @@ def _failed_shards(res: Result, tally: Tally) -> None:
         res.cov.chunks_failed.append(failed_unit(
             Unit(sh.id, src.display, f.line_start, f.line_end), Status.FAILED,
             f"not counted: {f.reason}; bytes {sh.start:,}-{sh.end:,}"))
+
+
+def _cite_failures(res: Result, tally: Tally) -> None:
+    rows = tally.failures.rows
+    for n, (src, ln, t) in enumerate(tally.failures.sample(), 1):
+        r = rows[t]
+        claim = (f"{r['severity']} `{count_text.shown(t, 80)}` ({r['count']:,} "
+                 f"line{'s' if r['count'] != 1 else ''}): one of the {tally.total:,} lines "
+                 "that report a failure")
+        res.findings.append(code_finding(f"f{n}", claim, src, ln, ln, True, None,
+                                         rules=["failure"]))
 
 
 def _cite(res: Result, q, tally: Tally) -> None:
