@@ -15,6 +15,10 @@ import pytest
 ray = pytest.importorskip("ray", reason="the ray extra is not installed: pip install 'rlm[ray]'")
 
 from rlm.api import AskOptions, ask_async  # noqa: E402
+from rlm.corpus.rarity import rare_candidates  # noqa: E402
+from rlm.corpus.source import TextSource  # noqa: E402
+from rlm.executor import LocalExecutor, using  # noqa: E402
+from rlm.executor.ray_cluster import RayExecutor  # noqa: E402
 from rlm.fixtures.log import write_log  # noqa: E402
 
 
@@ -126,17 +130,19 @@ def test_the_rarity_count_adds_up_across_shards(cluster, tmp_path, monkeypatch):
         else:
             rows.append(f"2026-03-14T09:00:00Z INFO item {i} processed in {i % 97} ms\n")
     p.write_text("".join(rows))
-    q = "what follow-up or keen-jacket was agreed?"
-    local, remote = _ask(p, q, "local"), _ask(p, q, "ray")
-    assert sum(remote.executor["shards_per_node"].values()) >= 5
-    for rep in (local, remote):
-        assert rep.strategy == "grep"
-        assert any("'keen-jacket' occurs on 3 of 60,000 lines: rare" in r for r in rep.gate.reasons)
-        assert any("'follow-up' occurs on 51 or more of 60,000 lines: too common" in r
-                   for r in rep.gate.reasons)
-    assert remote.gate.reasons == local.gate.reasons
-    assert [f.source.line_start for f in remote.findings] == \
-        [f.source.line_start for f in local.findings] == [9_001, 31_001, 52_001]
+    # the gate's count, with a budget no load here can spend (the gate's own is 2 s)
+    with TextSource(p) as src:
+        counts = {}
+        for name, ex in (("local", LocalExecutor()), ("ray", RayExecutor())):
+            with using(ex):
+                counts[name] = rare_candidates([src], ["follow-up", "keen-jacket"], 60_000,
+                                               budget_s=120)
+            assert sum(ex.tasks.values()) >= 5  # the count ran as shards
+    assert counts["ray"] == counts["local"]
+    common, rare = counts["ray"]
+    assert (common.lines, common.finished, common.rare) == (51, False, False)  # limit 50, + 1
+    assert (rare.lines, rare.finished, rare.rare) == (3, True, True)
+    assert "too common" in common.reason() and "rare, so it is an anchor" in rare.reason()
 
 
 def test_redaction_scans_on_ray_workers_and_sends_the_local_prompts(cluster, tmp_path,
