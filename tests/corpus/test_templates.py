@@ -7,9 +7,6 @@ ZooKeeper, Windows CBS, Proxifier), not copied from any data set.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 
 import pytest
 
@@ -17,12 +14,11 @@ from rlm.corpus.header import message_start, split_header
 from rlm.corpus.mask import MASK_RE
 from rlm.corpus.source import TextSource
 from rlm.corpus.templates import build_table
+from rlm.testing import run_cli
 
 
-def rlm(*args, timeout=60):
-    return subprocess.run([sys.executable, "-m", "rlm.cli", *args], capture_output=True,
-                          text=True, timeout=timeout, env=dict(os.environ),
-                          stdin=subprocess.DEVNULL)
+def rlm(*args):
+    return run_cli(*args)
 
 
 def masked(line: str) -> str:

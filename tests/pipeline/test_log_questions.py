@@ -6,21 +6,20 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 
 import pytest
 
 from rlm.corpus.source import TextSource
 from rlm.corpus.timewindow import window_lines
 from rlm.pipeline.query import read_query
+from rlm.testing import run_cli
 
 SSH = "Dec 10 {t} LabSZ sshd[{pid}]: {msg}"
 BGL = ("- {e} 2005.06.11 {node} 2005-06-11-{hms}.123456 {node} RAS KERNEL {lvl} {msg}")
 
 
 def rlm(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "rlm.cli", *args], capture_output=True,
-                          text=True, timeout=120)
+    return run_cli(*args)
 
 
 def ask(path, question: str, code: int = 0) -> dict:
