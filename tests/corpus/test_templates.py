@@ -109,6 +109,21 @@ def test_day_and_month_names_do_not_split_an_event(tmp_path):
     assert len(got) == 2, list(got)
 
 
+def test_the_most_varied_position_is_the_variable_not_the_word_beside_it(tmp_path):
+    """dpkg.log's `status <state> <package> <version>`: each package goes through the states,
+    so both positions vary; the package (many values) is the variable, the state (a handful of
+    words) stays the event. Merging the leftmost position first made one kind per package."""
+    states = ["half-installed", "unpacked", "half-configured", "installed"]  # no digits: words
+    pkgs = [f"{name}:all" for name in ("media-types", "netbase", "readline-common", "tzdata",
+                                       "sensible-utils", "debconf", "ucf", "adduser")]
+    lines = [f"2026-05-09 07:{i:02d}:{j:02d} status {st} {p} {i}.{j}-1"
+             for i, p in enumerate(pkgs) for j, st in enumerate(states)]
+    got = _by_template(json.loads(rlm("templates", str(_write(tmp_path / "dpkg.log", lines)),
+                                      "--json").stdout))
+    assert {t: k["count"] for t, k in got.items()} == {
+        f"status {st} <*> <*>": len(pkgs) for st in states}
+
+
 def test_values_that_vary_together_are_variables(tmp_path):
     """No two lines are equal but one word (user, file, tool and host all change together):
     the columns still show four variables beside three constant words."""
