@@ -101,6 +101,22 @@ def test_top_k_users(ssh_log):
     assert "tie" in rep["answer"].split("\n")[0]
 
 
+def test_a_tie_names_every_leader_and_how_many_tie(tmp_path):
+    """HDFS_2k: six blocks tie with 2 lines each; the first sentence named five of them and
+    dropped the sixth without a word."""
+    blocks = [f"blk_{n}" for n in (-8775602795571523802, -702962881494362647, 640008256680427340,
+                                   859662469613995793, 70716653095115430, -44115891017665638)]
+    lines = [f"081109 2037{i % 60:02d} {143 + i} INFO dfs.DataNode$PacketResponder: "
+             f"PacketResponder 1 for block {b} terminating" for i, b in enumerate(blocks * 2)]
+    lines += [f"081109 2038{i % 60:02d} {300 + i} INFO dfs.DataNode$PacketResponder: "
+              f"PacketResponder 1 for block blk_{10**17 + i} terminating" for i in range(20)]
+    p = tmp_path / "hdfs.log"
+    p.write_text("\n".join(lines) + "\n")
+    first = ask(p, "which block had the most lines?")["answer"].split("\n")[0]
+    assert first.startswith("6 block values tie for the most, **2** each of the **32** lines")
+    assert all(f"**{b}**" in first for b in blocks), first
+
+
 def test_count_per_slot_adds_up(ssh_log):
     rep = ask(ssh_log, "how many connections closed per ip?")
     assert rep["matched"]["total"] == 20 and len(rep["matched"]["groups"]) == 20
