@@ -117,6 +117,16 @@ def test_a_tie_names_every_leader_and_how_many_tie(tmp_path):
     assert all(f"**{b}**" in first for b in blocks), first
 
 
+def test_a_phrase_in_capitals_is_counted_as_one_phrase(tmp_path):
+    p = tmp_path / "app.log"
+    p.write_text("".join(f"2015-10-18 18:04:{i:02d},034 INFO [main] Received completed container "
+                         f"c_{i}\n" for i in range(30)) + "2015-10-18 18:05:00,000 ERROR [main] "
+                 "RECEIVED SIGNAL 15: SIGTERM\n")
+    rep = ask(p, "how many lines mention RECEIVED SIGNAL?")
+    assert rep["answer"].startswith("**1** line mentioning `RECEIVED SIGNAL`"), rep["answer"]
+    assert list(rep["matched"]["lines"].values()) == [[[31, 31]]]
+
+
 def test_count_per_slot_adds_up(ssh_log):
     rep = ask(ssh_log, "how many connections closed per ip?")
     assert rep["matched"]["total"] == 20 and len(rep["matched"]["groups"]) == 20

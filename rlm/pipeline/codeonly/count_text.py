@@ -64,6 +64,8 @@ def _what(q, concepts: list[str], kinds: list) -> str:
 def answer(q, concepts: list[str], tally) -> str:
     kinds = _ranked(tally.kinds)
     what = _what(q, concepts, kinds)
+    if tally.total == 1:  # "1 line mentioning", not "1 lines"
+        what = re.sub(r"\blines\b", "line", what, count=1)
     out: list[str] = []
     if q.group_by and tally.total:
         out += _grouped(q, what, tally)
