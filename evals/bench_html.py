@@ -1,12 +1,16 @@
 """The HTML report's size and drawing time on a 600,000-line log (target: under 2 MB).
 
-    python -m evals.bench_html [--lines 600000] [--fanout]
+    python -m evals.bench_html [--lines 600000] [--fanout] [--loghub]
 
 For each question: the JSON report's size, the page's size and its ratio to the 2 MB target,
 the seconds to draw the page against the seconds of the run itself (same process, same
 machine, so the ratio holds however loaded the machine is). `--fanout` adds a model-read run
 against tests/fake_server.py over the whole log (thousands of chunks, every one read), the
-largest coverage map rlm writes.
+largest coverage map rlm writes. `--loghub` adds a real log's variety at the same size:
+evals/data/loghub/BGL_2k.log repeated to the line count (85 ranked event kinds, each with its
+lanes record; its times go back at each repeat, so its axis is the line number). Each row also
+gives the lanes record's share of the JSON (`timeline`, rlm.corpus.lanes) and the seconds
+spent recording it against the run's.
 """
 
 from __future__ import annotations
@@ -34,7 +38,9 @@ def _ask(path: Path, question: str, **kw):
     return rep, time.perf_counter() - t0
 
 
-def _row(name: str, rep, run_s: float, out: Path) -> str:
+def _row(name: str, rep, run_s: float, out: Path, lanes_s: float) -> str:
+    import json
+
     from rlm.render.html import report_html
 
     t0 = time.perf_counter()
@@ -43,14 +49,39 @@ def _row(name: str, rep, run_s: float, out: Path) -> str:
     out.write_text(page, encoding="utf-8")
     size = len(page.encode())
     js = len(rep.model_dump_json())
-    return (f"| {name} | {rep.strategy} | {len(rep.findings):,} | {js:,} | {size:,} | "
-            f"{size / TARGET:.1%} | {draw_s:.2f} | {run_s:.2f} | {draw_s / max(run_s, 1e-9):.2f} |")
+    tl = len(json.dumps(rep.timeline)) if rep.timeline else 0
+    kinds = len(rep.event_kinds)
+    return (f"| {name} | {rep.strategy} | {kinds} | {js:,} | {tl:,} | {size:,} | "
+            f"{size / TARGET:.1%} | {draw_s:.2f} | {lanes_s:.2f} | {run_s:.2f} | "
+            f"{draw_s / max(run_s, 1e-9):.2f} | {lanes_s / max(run_s, 1e-9):.2f} |")
+
+
+class _LanesClock:
+    """Seconds spent in rlm.corpus.lanes.kind_lanes during a run (wrapped where profile calls it)."""
+
+    def __init__(self):
+        import rlm.pipeline.strategies.profile as profile
+
+        self.profile, self.real, self.s = profile, profile.kind_lanes, 0.0
+
+        def timed(*a, **kw):
+            t0 = time.perf_counter()
+            try:
+                return self.real(*a, **kw)
+            finally:
+                self.s += time.perf_counter() - t0
+        profile.kind_lanes = timed
+
+    def take(self) -> float:
+        s, self.s = self.s, 0.0
+        return s
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--lines", type=int, default=600_000)
     ap.add_argument("--fanout", action="store_true")
+    ap.add_argument("--loghub", action="store_true")
     a = ap.parse_args(argv)
     tmp = Path(tempfile.mkdtemp(prefix="rlm-html-"))
     os.environ.setdefault("RLM_DATA_DIR", str(tmp / "data"))
@@ -61,22 +92,31 @@ def main(argv: list[str] | None = None) -> int:
     subprocess.run([sys.executable, "-m", "rlm.cli", "fixture", "log", str(log), "--lines",
                     str(a.lines)], check=True, capture_output=True)
     rows = []
+    clock = _LanesClock()
     for name, q, kw in QUESTIONS:
         rep, run_s = _ask(log, q, model="none", **kw)
-        rows.append(_row(name, rep, run_s, tmp / f"{name}.html"))
+        rows.append(_row(name, rep, run_s, tmp / f"{name}.html", clock.take()))
+    if a.loghub:
+        bgl = tmp / "bgl.log"
+        text = (Path(__file__).parent / "data" / "loghub" / "BGL_2k.log").read_text("utf-8")
+        with bgl.open("w", encoding="utf-8") as fh:
+            for _ in range(-(-a.lines // 2000)):
+                fh.write(text)
+        rep, run_s = _ask(bgl, "anomalies?", model="none")
+        rows.append(_row("BGL_2k repeated", rep, run_s, tmp / "bgl.html", clock.take()))
     if a.fanout:
         from rlm.testing import FakeServer
 
         with FakeServer() as server:
             rep, run_s = _ask(log, "what is going on?", model="m", base_url=server.url,
                               strategy="fanout", concurrency=8)
-            rows.append(_row("fanout-all-read", rep, run_s, tmp / "fanout.html"))
+            rows.append(_row("fanout-all-read", rep, run_s, tmp / "fanout.html", clock.take()))
     load = os.getloadavg()
     print(f"HTML report on a {a.lines:,}-line log ({log.stat().st_size:,} bytes); "
           f"load average {load[0]:.1f} on {os.cpu_count()} cores; pages in {tmp}")
-    print("| question | strategy | findings | JSON bytes | HTML bytes | of 2 MB | draw s | run s "
-          "| draw/run |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+    print("| question | strategy | event kinds | JSON bytes | of it timeline | HTML bytes | of 2 MB "
+          "| draw s | lanes s | run s | draw/run | lanes/run |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     print("\n".join(rows))
     return 0
 

@@ -15,7 +15,8 @@ tar -x -C DIR`), alternating with this checkout --reps times, and prints the rat
 CPU-second (after / before): a before/after comparison in the same run, under the same load.
 
 --ask also times `rlm ask LOG "anomalies?" --model none --json` end to end (the issue's target
-on a 1 GB log: under 15 s; use --lines 11800000 for ~1 GB), with the needles it cites.
+on a 1 GB log: under 15 s; use --lines 11800000 for ~1 GB), with the needles it cites; with
+--baseline, the baseline's `rlm ask` and this checkout's alternate --reps times.
 """
 
 from __future__ import annotations
@@ -74,23 +75,46 @@ def run_child(name: str, path: Path, pythonpath: str | None = None) -> dict:
     return json.loads(r.stdout)
 
 
-def ask_code_only(log: Path, needles: list[int], mb: float, grep_s: float) -> None:
+def ask_code_only(log: Path, needles: list[int], mb: float, grep_s: float,
+                  pythonpath: str | None = None, label: str = "rlm") -> float | None:
+    """Time `rlm ask LOG "anomalies?" --model none` end to end (with `pythonpath`: the rlm
+    package found there, run from that folder); returns the wall seconds."""
     import resource
 
+    env = dict(os.environ, PYTHONPATH=pythonpath) if pythonpath else None
     t = time.perf_counter()
     r = subprocess.run([sys.executable, "-m", "rlm.cli", "ask", str(log), "anomalies?",
-                        "--model", "none", "--json", "--no-cache"], capture_output=True, text=True)
+                        "--model", "none", "--json", "--no-cache"], capture_output=True, text=True,
+                       env=env, cwd=pythonpath)
     wall = time.perf_counter() - t
     if r.returncode not in (0, 3):
-        print(f"rlm ask failed ({r.returncode}): {r.stderr.strip()[-200:]}")
-        return
+        print(f"{label} ask failed ({r.returncode}): {r.stderr.strip()[-200:]}")
+        return None
     rep = json.loads(r.stdout)
     cited = sorted(f["source"]["line_start"] for f in rep["findings"])
+    cited_needles = sorted(set(cited) & set(needles))
     rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    print(f"rlm ask --model none 'anomalies?': {wall:.2f}s end to end ({mb / wall:.0f} MB/s, "
+    print(f"{label} ask --model none 'anomalies?': {wall:.2f}s end to end ({mb / wall:.0f} MB/s, "
           f"x grep -c {grep_s / wall:.3f}; target < 15 s on 1 GB), strategy {rep['strategy']}, "
-          f"{rep['usage']['calls']} model calls, cites exactly the 12 needles: {cited == needles}, "
-          f"peak RSS of the CLI process {rss:.0f} MB (its 2 workers are separate processes)")
+          f"{rep['usage']['calls']} model calls, cites all 12 needles: "
+          f"{cited_needles == needles}, peak RSS of the CLI processes so far {rss:.0f} MB "
+          "(the 2 workers are separate processes)")
+    return wall
+
+
+def ask_before_after(log: Path, needles: list[int], mb: float, grep_s: float, base: str,
+                     reps: int) -> None:
+    """`rlm ask` end to end with the baseline package and this checkout, alternating."""
+    walls: dict[str, list[float]] = {"rlm@base": [], "rlm": []}
+    for _ in range(reps):
+        for label, path in (("rlm@base", base), ("rlm", None)):
+            w = ask_code_only(log, needles, mb, grep_s, path, label)
+            if w is not None:
+                walls[label].append(w)
+    if walls["rlm"] and walls["rlm@base"]:
+        a, b = min(walls["rlm"]), min(walls["rlm@base"])
+        print(f"rlm ask end to end, best of {reps}: after {a:.2f}s, before {b:.2f}s, "
+              f"after / before {a / b:.3f} (below 1: faster)")
 
 
 def grep_count(path: Path) -> float:
@@ -123,7 +147,9 @@ def main() -> None:
           f"on {os.cpu_count()} cores (above the core count, other processes share the CPU)")
     grep_cold = grep_count(log)  # first touch may read from disk; the reference is warm
     grep_s = grep_count(log)
-    if a.ask:  # first, so that the children's peak RSS so far is grep's and this run's
+    if a.ask and a.baseline:  # before/after of the whole command, alternating
+        ask_before_after(log, needles, mb, grep_s, a.baseline, a.reps)
+    elif a.ask:  # first, so that the children's peak RSS so far is grep's and this run's
         ask_code_only(log, needles, mb, grep_s)
     print(f"{'contender':<10} {'wall s':>8} {'MB/s':>9} {'x grep -c':>10} {'CPU s':>7} "
           f"{'MB/CPU-s':>9} {'peak RSS MB':>12} {'templates':>10}  candidates == 12 needles")

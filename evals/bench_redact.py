@@ -8,17 +8,20 @@
    personal data expected), and the secrets found in the 16 LogHub 2k logs (`--loghub DIR`,
    default ../shared/loghub): block ids, hex ids, UUIDs, paths must survive. IP addresses there
    are personal data and are counted apart.
-3. Speed: MB/s of `detect` on the LogHub logs and on the log fixture, next to one pass of a
-   single compiled regex (`re.findall(r"\\d+")`) over the same text in the same run (the machine's
-   reference), and the detector before issue 21 on the same text.
+3. Speed: MB/s of `detect` (CPU time of this process, best of 3, and wall clock) on the LogHub
+   logs and on the log and transcript fixtures, next to one pass of a single compiled regex
+   (`re.findall(r"\\d+")`) over the same text in the same run (the machine's reference), and the
+   detectors before on the same text: issue 21's first (`--previous REV`) and the one before
+   issue 21 (`--before REV`, when detect-secrets is installed).
 
-    python -m evals.bench_redact [--lines 20000] [--loghub DIR] [--before REV]
+    python -m evals.bench_redact [--lines 20000] [--loghub DIR] [--before REV] [--previous REV]
 """
 
 from __future__ import annotations
 
 import argparse
 import collections
+import importlib
 import importlib.util
 import os
 import re
@@ -110,22 +113,83 @@ def false_positives(texts: dict[str, str], logs: dict[str, str]) -> None:
           f"replaced {sorted(secrets)[:6]}; kinds {dict(kinds)}")
 
 
-def speed(text: str, label: str, before) -> None:
+def previous_module(rev: str):
+    """The detector as it was at `rev` (rlm/redact/ of issue 21's first version: detect, rules,
+    scan), imported as a package of its own; None when git does not have it."""
+    pkg = Path(tempfile.mkdtemp()) / "redact_previous"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    for name in ("detect", "rules", "scan"):
+        try:
+            src = subprocess.run(["git", "-C", str(ROOT), "show", f"{rev}:rlm/redact/{name}.py"],
+                                 capture_output=True, text=True, check=True).stdout
+        except subprocess.CalledProcessError:
+            return None
+        (pkg / f"{name}.py").write_text(src.replace("from rlm.redact.", "from redact_previous."))
+    spec = importlib.util.spec_from_file_location("redact_previous", pkg / "__init__.py",
+                                                  submodule_search_locations=[str(pkg)])
+    sys.modules["redact_previous"] = importlib.util.module_from_spec(spec)
+    return importlib.import_module("redact_previous.detect")
+
+
+def _cpu(fn, text: str, runs: int = 3) -> tuple[float, float]:
+    """(best CPU seconds, best wall seconds) of fn(text) over `runs` runs: on a loaded machine
+    the CPU time of this process moves less than the wall clock."""
+    cpu = wall = float("inf")
+    for _ in range(runs):
+        c, w = time.process_time(), time.perf_counter()
+        fn(text)
+        cpu, wall = min(cpu, time.process_time() - c), min(wall, time.perf_counter() - w)
+    return cpu, wall
+
+
+def speed(text: str, label: str, before, previous) -> None:
+    """MB/s of detect (CPU and wall) next to one `re.findall(r"\\d+")` pass over the same text,
+    and to the detectors before, in the same run."""
     mb = len(text.encode()) / 1e6
-    t0 = time.perf_counter()
-    detect(text)
-    det = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    re.findall(r"\d+", text)
-    ref = time.perf_counter() - t0
-    line = (f"   {label}: {mb:.1f} MB; detect {mb / det:.1f} MB/s; one regex pass (\\d+) "
-            f"{mb / ref:.1f} MB/s; detect takes {det / ref:.1f}x the regex pass")
+    det_c, det_w = _cpu(detect, text)
+    ref_c, ref_w = _cpu(lambda t: re.findall(r"\d+", t), text)
+    line = (f"   {label}: {mb:.1f} MB; detect {mb / det_c:.1f} MB/s CPU ({mb / det_w:.1f} wall); "
+            f"one regex pass (\\d+) {mb / ref_c:.1f} MB/s CPU; detect takes {det_c / ref_c:.2f}x "
+            f"the regex pass")
+    if previous is not None:
+        prev_c, _ = _cpu(previous.detect, text, runs=2)
+        line += f"; issue 21's first detector {mb / prev_c:.1f} MB/s CPU ({prev_c / det_c:.1f}x slower)"
     if before is not None:
-        t0 = time.perf_counter()
-        before.detect(text)
-        old = time.perf_counter() - t0
-        line += f"; before issue 21 {mb / old:.2f} MB/s ({old / det:.0f}x slower than now)"
+        old_c, _ = _cpu(before.detect, text, runs=1)
+        line += f"; before issue 21 {mb / old_c:.2f} MB/s CPU ({old_c / det_c:.0f}x slower)"
     print(line)
+
+
+def ip_dense_log(lines: int) -> str:
+    """An sshd-like log where every line holds two IPv4 addresses (seeded)."""
+    import random
+
+    rnd = random.Random(7)
+    out = []
+    for i in range(lines):
+        a = ".".join(str(rnd.randrange(1, 255)) for _ in range(4))
+        b = ".".join(str(rnd.randrange(1, 255)) for _ in range(4))
+        out.append(f"Dec 10 06:{i // 60 % 60:02d}:{i % 60:02d} gw sshd[{20000 + i}]: Accepted "
+                   f"publickey for deploy from {a} port {1024 + i % 60000} ssh2 via {b}")
+    return "\n".join(out) + "\n"
+
+
+def var_logs(limit: int = 20_000_000) -> str:
+    """The readable plain-text files under /var/log, up to `limit` bytes together."""
+    parts, total = [], 0
+    for p in sorted(Path("/var/log").rglob("*")):
+        try:
+            if not p.is_file() or p.suffix in (".gz", ".xz", ".journal") or total > limit:
+                continue
+            raw = p.read_bytes()[:5_000_000]
+        except OSError:
+            continue
+        if b"\x00" in raw[:4096]:
+            continue
+        parts.append(raw.decode("utf-8", "replace"))
+        total += len(raw)
+    return "\n".join(parts)
 
 
 def main() -> None:
@@ -133,6 +197,8 @@ def main() -> None:
     ap.add_argument("--lines", type=int, default=20_000)
     ap.add_argument("--loghub", default=str(ROOT.parent.parent / "shared" / "loghub"))
     ap.add_argument("--before", default="26a8144", help="git revision of the detector before")
+    ap.add_argument("--previous", default="f2b1593",
+                    help="git revision of issue 21's first detector (gitleaks' rules, shape views)")
     a = ap.parse_args()
     print(f"machine load (1 min): {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     before = before_module(a.before) if a.before else None
@@ -143,8 +209,16 @@ def main() -> None:
     logs = loghub_texts(Path(a.loghub))
     false_positives(texts, logs)
     print("\n3. speed (one core)")
-    speed("\n".join(logs.values()), f"LogHub, {len(logs)} logs", before)
-    speed(texts["log"], "log fixture", before)
+    previous = previous_module(a.previous) if a.previous else None
+    if previous is not None:
+        previous.detect("warm up the rules")
+    speed("\n".join(logs.values()), f"LogHub, {len(logs)} logs", before, previous)
+    speed(texts["log"], "log fixture", before, previous)
+    speed(texts["transcript"], "transcript fixture", before, previous)
+    speed(ip_dense_log(a.lines), "synthetic IP-dense log (2 addresses a line)", before, previous)
+    var = var_logs()
+    if var:
+        speed(var, "/var/log (readable text files)", before, previous)
     print(f"machine load (1 min) at the end: {os.getloadavg()[0]:.2f}")
 
 

@@ -6,10 +6,14 @@ format puts it, else the failure words of the message), the exact count, first a
 as the file writes them, where (components, top 3 with counts) and 1-3 example lines. The
 wording of the answer is the strategy's; every number here is code's.
 
-A kind *reports a failure* when its level is error or worse and its message is not a bare
-value dump (`instruction address: <*>`: one line of a register dump, which the event line
-above it reports), or when it has no level beyond warning and its message has failure words
-(`Failed password`, `Connection refused`, `timeout`). "corrected" at INFO is not a failure.
+A kind *reports a failure* when its level is critical or worse (FATAL, SEVERE, ...) and its
+message is not a bare value dump (`instruction address: <*>`: one line of a register dump,
+which the event line above it reports), or when its message has failure words and its level
+is error or milder (`Failed password`, `Connection refused`, `timeout`). At the ERROR level
+the level alone is not enough: programs write routine lines there (Apache's `[error]
+workerEnv.init() ok`). "corrected" at INFO is not a failure. A kind whose reason is the
+caller's error (`No such file or directory`, `Permission denied`: recipes/failures.toml) is
+not a failure of the system; it is named apart (`caller_error`).
 """
 
 from __future__ import annotations
@@ -17,11 +21,13 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from rlm.corpus.header import host_of
 from rlm.corpus.logset import where
 from rlm.corpus.severity import ERROR_RANK
 from rlm.corpus.templates import EventKind, settle
+from rlm.prompts import recipe
 
 WARN_RANK = 4
 _STRONG = {"fatal", "panic", "panicked", "segfault", "segmentation fault", "oom", "out of memory",
@@ -37,13 +43,27 @@ def message_failure_words(kind: EventKind) -> list[str]:
 
 
 def is_value_dump(kind: EventKind) -> bool:
-    words = _WORD.findall(kind.template.replace("<*>", " "))
+    words = _WORD.findall(kind.shape.replace("<*>", " "))
     return (not message_failure_words(kind) and len(words) <= DUMP_WORDS
-            and kind.template.rstrip().endswith("<*>"))
+            and kind.shape.rstrip().endswith("<*>"))
+
+
+@lru_cache(maxsize=1)
+def _caller_reasons() -> re.Pattern:
+    reasons = recipe.load("failures")["caller_errors"]["reasons"]
+    return re.compile("|".join(re.escape(r) for r in reasons), re.I)
+
+
+def caller_error(kind: EventKind) -> str | None:
+    """The caller's error its message gives as the reason (`Permission denied`), or None."""
+    m = _caller_reasons().search(kind.template)
+    return m.group(0) if m else None
 
 
 def reports_failure(kind: EventKind) -> bool:
-    if kind.rank is not None and kind.rank <= ERROR_RANK:
+    if caller_error(kind):
+        return False
+    if kind.rank is not None and kind.rank < ERROR_RANK:  # critical, alert, fatal
         return not is_value_dump(kind)
     return bool(message_failure_words(kind)) and (kind.rank is None or kind.rank <= WARN_RANK)
 
@@ -142,5 +162,37 @@ def count_hosts(src, table, rows: list[KindRow]) -> None:
 def failure_lines(table, src) -> tuple[list[int], list[EventKind]]:
     """Every line of every kind that reports a failure (one pass over the file), and the kinds."""
     kinds = [k for k in table.templates if reports_failure(k)]
-    want = {k.id for k in kinds}
-    return [n for n, t in enumerate(table.assign(src), 1) if t in want], kinds
+    return [n for n, _ in failure_line_kinds(table, src)], kinds
+
+
+def failure_line_kinds(table, src, ranges: list[tuple[int, int]] | None = None):
+    """(line, kind) of every line that reports a failure, in file order (one pass), only the
+    lines in `ranges` when given (a time window's)."""
+    want = {k.id: k for k in table.templates if reports_failure(k)}
+    spans = iter(ranges) if ranges is not None else None
+    span = next(spans, None) if spans is not None else None
+    for n, tid in enumerate(table.assign(src), 1):
+        k = want.get(tid)
+        if k is None:
+            continue
+        if spans is not None:
+            while span is not None and span[1] < n:
+                span = next(spans, None)
+            if span is None:
+                return
+            if n < span[0]:
+                continue
+        yield n, k
+
+
+def left_out(table) -> list[tuple[EventKind, str]]:
+    """The kinds a person might take for failures that the rule leaves out, with the reason:
+    a caller's error, or the ERROR level with no failure word in the message."""
+    out = []
+    for k in table.templates:
+        reason = caller_error(k)
+        if reason:
+            out.append((k, f"the caller's error `{reason}`"))
+        elif k.rank == ERROR_RANK and not message_failure_words(k):
+            out.append((k, "ERROR level, no failure word in the message"))
+    return sorted(out, key=lambda kr: -kr[0].count)

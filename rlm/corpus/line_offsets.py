@@ -33,24 +33,10 @@ class LineOffsets:
     def scan(cls, read_blocks, size: int, data: Callable[[], object]) -> "LineOffsets":
         """Build from an iterator of consecutive byte blocks of the file (numpy finds the
         newlines a block at a time; only every STEP-th line start is kept)."""
-        samples = array("q", [0]) if size else array("q")
-        starts = 1 if size else 0  # line starts seen so far (line 1 starts at 0)
-        base, last = 0, b""
+        b = Builder(size)
         for block in read_blocks:
-            nl = np.flatnonzero(np.frombuffer(block, np.uint8) == 10)
-            if len(nl):
-                # the line after newline k of this block is line index starts + k (0-based);
-                # keep the line starts whose index is a multiple of STEP
-                keep = nl[(-starts) % STEP::STEP] + (base + 1)
-                samples.frombytes(keep.astype(np.int64).tobytes())
-                starts += len(nl)
-            base += len(block)
-            last = block[-1:] or last
-        if last == b"\n":  # a trailing newline does not start a new line
-            starts -= 1
-            if samples and samples[-1] == size:
-                samples.pop()
-        return cls(samples, starts, size, data)
+            b.feed(block)
+        return b.finish(data)
 
     def __len__(self) -> int:
         return self._count
@@ -88,3 +74,35 @@ class LineOffsets:
         if len(self._blocks) > _CACHED_BLOCKS:
             self._blocks.popitem(last=False)
         return got
+
+
+class Builder:
+    """LineOffsets built block by block, by whoever reads the file anyway (the probe's pass:
+    one read of the file instead of two)."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self.samples = array("q", [0]) if size else array("q")
+        self.starts = 1 if size else 0  # line starts seen so far (line 1 starts at 0)
+        self.base, self.last = 0, b""
+
+    def feed(self, block: bytes, nl: np.ndarray | None = None) -> None:
+        """The next block of the file, with its newline positions when already found."""
+        if nl is None:
+            nl = np.flatnonzero(np.frombuffer(block, np.uint8) == 10)
+        if len(nl):
+            # the line after newline k of this block is line index starts + k (0-based);
+            # keep the line starts whose index is a multiple of STEP
+            keep = nl[(-self.starts) % STEP::STEP] + (self.base + 1)
+            self.samples.frombytes(keep.astype(np.int64).tobytes())
+            self.starts += len(nl)
+        self.base += len(block)
+        self.last = block[-1:] or self.last
+
+    def finish(self, data: Callable[[], object]) -> LineOffsets:
+        starts, samples = self.starts, self.samples
+        if self.last == b"\n":  # a trailing newline does not start a new line
+            starts -= 1
+            if samples and samples[-1] == self.size:
+                samples.pop()
+        return LineOffsets(samples, starts, self.size, data)

@@ -301,3 +301,27 @@ def mine(shapes: dict[bytes, int]) -> tuple[list[Event], dict[bytes, int]]:
             a.rank = events[b].rank
     renum = {old: new for new, old in enumerate(keep)}
     return [events[i] for i in keep], {s: renum[final(i)] for s, i in of_shape.items()}
+
+
+def split_slots(template: str, message: str) -> tuple[str, ...] | None:
+    """The value of each <*> of `template` in a raw `message` (whitespace runs read as one
+    space), or None when the message does not read as the template. Literal pieces are found
+    left to right with str.find: linear time, no regex backtracking on hostile lines."""
+    pieces = " ".join(template.split()).split(VAR)
+    text = " ".join(message.split())
+    if len(pieces) == 1:  # no variable: the message is the template, or another event
+        return () if text == pieces[0] else None
+    if not text.startswith(pieces[0]) or not text.endswith(pieces[-1]):
+        return None
+    at, end = len(pieces[0]), len(text) - len(pieces[-1])
+    if end < at:
+        return None
+    values = []
+    for piece in pieces[1:-1]:
+        k = text.find(piece, at, end) if piece else at
+        if k < 0:
+            return None
+        values.append(text[at:k])
+        at = k + len(piece)
+    values.append(text[at:end])
+    return tuple(values) if len(pieces) > 1 else ()

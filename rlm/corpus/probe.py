@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from rlm.corpus.line_offsets import Builder
 from rlm.corpus.logformat import LogFormat, detect
 from rlm.corpus.beneath import open_file
 from rlm.corpus.source import TextSource
@@ -83,7 +84,10 @@ def probe_source(src: TextSource) -> Probe:
     head = bytes(data[:BINARY_SNIFF])
     if looks_binary(head):
         return Probe(path=src.display, bytes=size, lines=0, kind="binary")
-    newlines, longest, valid = _scan(src.path, size)
+    index = Builder(size) if src.needs_offsets else None
+    newlines, longest, valid = _scan(src.path, size, index)
+    if index is not None:  # the line index from the same reads: the file is read once
+        src.set_offsets(index.finish(lambda: src.data))
     trailing = data[size - 1 : size] == b"\n"
     lines = newlines + (0 if trailing else 1)
     pr = Probe(path=src.display, bytes=size, lines=lines, trailing_newline=trailing)
@@ -120,9 +124,10 @@ def _head_lines(data, size: int) -> list[str]:
     return [s[:400] for s in raw.decode("utf-8", "replace").split("\n")[:HEAD_LINES]]
 
 
-def _scan(path, size: int) -> tuple[int, int, bool]:
+def _scan(path, size: int, index: Builder | None = None) -> tuple[int, int, bool]:
     """One pass of plain reads (not the mmap: touching every page would make the whole file
-    resident): newlines, the longest line in bytes, and whether the text is valid UTF-8."""
+    resident): newlines, the longest line in bytes, and whether the text is valid UTF-8; with
+    `index`, the line index is built from the same reads."""
     newlines = longest = run = 0
     carry = b""
     valid = True
@@ -133,6 +138,8 @@ def _scan(path, size: int) -> tuple[int, int, bool]:
             checkpoint(off, size)  # Ctrl-C stops the probe of a huge file here
             off += len(data)
             nl = np.flatnonzero(np.frombuffer(data, np.uint8) == 10)
+            if index is not None:
+                index.feed(data, nl)
             newlines += len(nl)
             if len(nl):
                 longest = max(longest, run + int(nl[0]))

@@ -153,6 +153,14 @@ class TextSource:
                 self._offsets = LineOffsets.scan(self._blocks(fh), self.size, lambda: self.data)
         return self._offsets
 
+    @property
+    def needs_offsets(self) -> bool:
+        return self._offsets is None
+
+    def set_offsets(self, offsets: LineOffsets) -> None:
+        """The line index built by a pass that read the whole file anyway (the probe)."""
+        self._offsets = offsets
+
     def _blocks(self, fh):
         step, base = 1 << 22, 0
         while block := fh.read(step):

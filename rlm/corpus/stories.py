@@ -52,7 +52,7 @@ def story_ids(src, table: TemplateTable, lines: list[int]) -> dict[int, set[str]
     common: set[str] = set()
     for kind in sorted(table.templates, key=lambda k: -k.count)[:COMMON_KINDS]:
         slots[kind.id], constant = id_slots(src, kind)
-        common |= constant
+        common |= constant | set(kind.constants)  # `ssh2` put back in the template
     out: dict[int, set[str]] = {}
     for ln in lines:
         raw = src.line(ln, 2000)

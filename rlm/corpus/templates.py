@@ -16,10 +16,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from rlm.corpus.counter import BlockReader, TemplateCounter, read_blocks
+from rlm.corpus.constants import restore_constants
 from rlm.corpus.template_scan import count_source
 from rlm.corpus.header import message_start
 from rlm.corpus.mask import mask_block
-from rlm.corpus.miner import VAR, Event, mine
+from rlm.corpus.miner import VAR, Event, mine, split_slots
 from rlm.corpus.severity import lexicon_words, severity, severity_name
 from rlm.corpus.timeparse import parser_for, text_reader_for
 
@@ -44,6 +45,14 @@ class EventKind:
     examples: list[int] = field(default_factory=list)  # the first KEEP line numbers
     shapes: list[bytes] = field(default_factory=list)  # its masked line shapes
     slots: int = 0  # variables in `template`
+    constants: list[str] = field(default_factory=list)  # digit-bearing words put back (`ssh2`)
+    mined: str = ""  # the template as mined, before they were put back ("": the same)
+
+    @property
+    def shape(self) -> str:
+        """The template with every digit-bearing word a variable (`... port <*> <*>`): what
+        rules on the form of a message read (rlm.corpus.anomalies.is_value_dump)."""
+        return self.mined or self.template
 
     @property
     def severity(self) -> str:
@@ -105,28 +114,6 @@ class TemplateTable:
         return out
 
 
-def split_slots(template: str, message: str) -> tuple[str, ...] | None:
-    """The value of each <*> of `template` in a raw `message` (whitespace runs read as one
-    space), or None when the message does not read as the template. Literal pieces are found
-    left to right with str.find: linear time, no regex backtracking on hostile lines."""
-    pieces = " ".join(template.split()).split(VAR)
-    text = " ".join(message.split())
-    if not text.startswith(pieces[0]) or not text.endswith(pieces[-1]):
-        return None
-    at, end = len(pieces[0]), len(text) - len(pieces[-1])
-    if end < at:
-        return None
-    values = []
-    for piece in pieces[1:-1]:
-        k = text.find(piece, at, end) if piece else at
-        if k < 0:
-            return None
-        values.append(text[at:k])
-        at = k + len(piece)
-    values.append(text[at:end])
-    return tuple(values) if len(pieces) > 1 else ()
-
-
 def _paths(src) -> list:
     files = getattr(src, "sources", None)
     return [s.path for s in files] if files is not None else [src.path]
@@ -170,6 +157,7 @@ def table_from_counter(src, tc: TemplateCounter, exact_last: bool = True) -> Tem
                           {s: renum[i] for s, i in of_shape.items()}, tc.overflow, tc)
     if exact_last:
         settle(src, table, table.templates)
+    restore_constants(src, tc, table.templates)
     return table
 
 

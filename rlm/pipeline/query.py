@@ -36,6 +36,16 @@ _HOW_MANY = re.compile(r"\b(?:how\s+many|number\s+of|count(?:\s+of)?|total(?:\s+
                        r"\s+(?P<what>.+)", re.I)
 _PER = re.compile(rf"\b(?:per|by|for\s+each|each|grouped\s+by|broken\s+down\s+by)\s+{_SLOT}",
                   re.I)
+# "cite every line that reports a failure", "list all lines reporting failures", "which lines
+# report an error?", "failure lines": code's own rule (rlm.corpus.anomalies.reports_failure)
+_FAILURE_LINES = re.compile(
+    r"\b(?:lines?|entries|events|records|messages)\s+(?:that\s+|which\s+)?(?:reports?|reporting|"
+    r"reported|shows?|showing|indicates?|indicating|signals?|describes?|describing)\s+"
+    r"(?:an?\s+|any\s+|some\s+)?(?:failures?|errors?|faults?)\b"
+    r"|\bfailure\s+(?:lines?|entries|events|messages)\b"
+    r"|\b(?:list|cite|show|give)\s+(?:me\s+)?(?:all|every|each)\s+(?:the\s+)?failures?\b", re.I)
+FAILURE_RULE = ("code's rule: a level of critical or worse, or failure words at a level of error "
+                "or milder; not a caller's error such as `No such file or directory`")
 _LIST = re.compile(r"\b(?:list|cite|show|give)\s+(?:me\s+)?(?:all|every|each)\b", re.I)
 LEVEL_WORDS = {"error": "error", "errors": "error", "err": "error", "fatal": "error",
                "critical": "error", "crit": "error", "warning": "warn", "warnings": "warn",
@@ -53,6 +63,7 @@ class Query:
     group_by: str | None = None  # a slot of rlm.corpus.slots, or None
     top_k: int | None = None
     rest: str = ""  # the question without its window's text
+    failures: bool = False  # the predicate is "reports a failure" (rlm.corpus.anomalies)
 
     @property
     def level(self) -> str | None:
@@ -64,7 +75,7 @@ class Query:
     def counts(self) -> bool:
         """A counting question code can count: how many, which had the most, top k, list."""
         return self.kind in ("count", "top", "list") and bool(
-            self.anchors or self.words or self.group_by)
+            self.anchors or self.words or self.group_by or self.failures)
 
     @property
     def about_logs(self) -> bool:
@@ -74,7 +85,7 @@ class Query:
 
     @property
     def every_line(self) -> bool:
-        return not self.anchors and all(w.lower() in ALL_WORDS for w in self.words)
+        return not self.anchors and not self.failures and all(w.lower() in ALL_WORDS for w in self.words)
 
     def scope(self, files: int = 1) -> str:
         where = "whole file" if files <= 1 else f"all {files} files"
@@ -102,6 +113,8 @@ class Query:
     def predicate_words(self) -> str:
         if self.anchors:
             return "lines mentioning " + " or ".join(f"`{a}`" for a in self.anchors)
+        if self.failures:
+            return f"lines that report a failure ({FAILURE_RULE})"
         if self.level:
             return f"{self.level}-level lines"
         if self.every_line:
@@ -127,7 +140,11 @@ def read_query(question: str) -> Query:
     anchors = extract_anchors(rest)
     q = Query(question, "read", anchors, window, rest=rest)
     body = rest.strip().rstrip("?.! ")
-    if m := _WHICH_MOST.search(body):
+    if not anchors and _FAILURE_LINES.search(body):
+        q.kind, q.failures = ("count" if _HOW_MANY.search(body) else "list"), True
+        if p := _PER.search(body):
+            q.group_by = slot_name(p.group("slot"))
+    elif m := _WHICH_MOST.search(body):
         q.kind, q.top_k, q.group_by = "top", 1, slot_name(m.group("slot"))
         q.words = _words(m.group("what"), anchors)
     elif (m := _TOP_K.search(body)) and slot_name(m.group("slot")):

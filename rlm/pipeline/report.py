@@ -36,6 +36,7 @@ def build(ctx: Context, res: Result) -> Report:
     if res.reduce is not None:
         rep.reduce = res.reduce
     rep.event_kinds = res.event_kinds  # rlm.corpus.anomalies (profile runs)
+    rep.timeline = res.timeline  # rlm.corpus.lanes (profile runs)
     rep.aggregate = getattr(res, "aggregate", None)  # rlm.pipeline.aggregate_map (counting questions)
     rep.matched = res.matched
     # how code read the question (an aggregate's records are read by a model: not said here)

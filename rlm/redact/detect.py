@@ -20,10 +20,13 @@ import ipaddress
 import re
 import threading
 from bisect import bisect_right
-from dataclasses import dataclass
+from functools import lru_cache
+from typing import NamedTuple
 
+from rlm.redact import dense, rare
+from rlm.redact.blocks import WordSet
 from rlm.redact.rules import rule_set
-from rlm.redact.scan import entropy_hits, shape_views
+from rlm.redact.scan import Encoded, entropy_hits
 
 KINDS = ("SECRET", "EMAIL", "CARD", "IBAN", "SSN", "PHONE", "IP")
 KIND_WORDS = {"SECRET": "secrets", "EMAIL": "e-mails", "CARD": "card numbers", "IBAN": "IBANs",
@@ -98,6 +101,12 @@ def is_card(text: str) -> bool:
     return 13 <= len(d) <= 19 and card_issuer_ok(d) and luhn_ok(d)
 
 
+def _card_ok(raw: bytes) -> bool:
+    """is_card on the bytes of a candidate (most candidates in a log fail at the first digit:
+    no issuer starts with 0, 1, 7, 8 or 9)."""
+    return raw[:1] in (b"2", b"3", b"4", b"5", b"6") and is_card(raw.decode("ascii"))
+
+
 def iban_ok(text: str) -> bool:
     s = text.replace(" ", "").upper()
     if not 15 <= len(s) <= 34:
@@ -105,11 +114,6 @@ def iban_ok(text: str) -> bool:
     moved = s[4:] + s[:4]
     num = "".join(str(int(c, 36)) for c in moved)
     return int(num) % 97 == 1
-
-
-def _ipv4_ok(text: str) -> bool:
-    """_ip_ok for what _IPV4 matched (four octets of 0-255 already): not 127.x or 0.0.0.0."""
-    return not text.startswith("127.") and text != "0.0.0.0"
 
 
 def _ip_ok(text: str) -> bool:
@@ -127,19 +131,12 @@ def _phone_ok(text: str) -> bool:
 
 # ------------------------------------------------------------------------------------ detection
 
-@dataclass(frozen=True)
-class Hit:
+class Hit(NamedTuple):  # a tuple: a log's thousands of hits are made and sorted in C
     start: int
     end: int
     kind: str
     value: str
 
-
-def _spans(pattern: re.Pattern, text: str, kind: str, group: int = 0, check=None):
-    for m in pattern.finditer(text):
-        v = m.group(group)
-        if v and (check is None or check(v)):
-            yield Hit(m.start(group), m.end(group), kind, v)
 
 
 def detect(text: str, known: tuple[str, ...] | list[str] = ()) -> list[Hit]:
@@ -167,10 +164,9 @@ def _recurring(text: str, hits: list[Hit], known) -> list[Hit]:
 
 
 def _pattern_hits(text: str) -> list[Hit]:
-    """Private-key blocks (they span lines) over the whole text; gitleaks' rules and the entropy
-    tokens over the whole text too (RE2, linear); each other pattern over the lines that hold
-    its shape only (rlm.redact.scan.shape_views), mapped back. Priority order, as _resolve
-    reads it."""
+    """Private-key blocks (they span lines) over the text; every other detector over its UTF-8
+    bytes (rlm.redact.dense: RE2, linear), in priority order as _resolve reads it, then mapped
+    back to characters."""
     hits: list[Hit] = []
     for m in (_PRIVATE_KEY_BLOCK.finditer(text) if "PRIVATE KEY" in text else ()):
         g = 1 if m.group(1) is not None else 2
@@ -179,64 +175,118 @@ def _pattern_hits(text: str) -> list[Hit]:
         if value:
             hits.extend(Hit(m.start(g) + b.start(), m.start(g) + b.end(), "SECRET", value)
                         for b in _KEY_BODY.finditer(body))
-    views = shape_views(text)
-    found: list[Hit] = []
-    for shape, pattern, kind, group, check in _LINE_DETECTORS[:4]:
-        found += _in_view(views.get(shape), pattern, kind, group, check)
-    found += [Hit(f.start, f.end, "SECRET", f.value) for f in rule_set().find(text)]
-    found += [Hit(a, b, "SECRET", v) for a, b, v in entropy_hits(text)]
-    for shape, pattern, kind, group, check in _LINE_DETECTORS[4:]:
-        found += _in_view(views.get(shape), pattern, kind, group, check)
+    enc = Encoded(text)
+    found = _to_chars(enc, _byte_hits(enc.data))
+    if not hits:
+        return found
     # a key block's lines are one value: its lines' own hits (entropy) would split it
-    return hits + [h for h in found if not any(k.start < h.end and h.start < k.end
-                                               for k in hits)]
+    return hits + [h for h in found
+                   if not any(k.start < h.end and h.start < k.end for k in hits)]
 
 
-def _in_view(view, pattern, kind: str, group: int, check) -> list[Hit]:
-    """A pattern's hits on the lines of its shape, at their places in the whole text (a hit
-    across two kept lines is dropped: they need not be neighbours there)."""
-    if view is None:
-        return []
-    out = []
-    for h in _spans(pattern, view.text, kind, group, check):
-        if view.same_line(h.start, h.end):
-            a = view.to_original(h.start)
-            out.append(Hit(a, a + (h.end - h.start), h.kind, h.value))
+@lru_cache(maxsize=1)
+def _words() -> WordSet:
+    """gitleaks' keywords and '@' (e-mail addresses), one Set (rlm.redact.blocks)."""
+    return WordSet([*rule_set().keywords(), b"@"])
+
+
+def _byte_hits(data: bytes) -> list[tuple[int, int, str]]:
+    """(start, end, kind) in bytes, in priority order."""
+    where = _words().where(data)
+    shaped = rare.shape_lines(data)
+    nl = b"\n" + data  # the dense patterns consume the byte before a value
+    out: list[tuple[int, int, str]] = []
+
+    def add(kind: str, spans, shift: int = 0, check=None) -> None:
+        for s, e in spans:
+            if check is None or check(data[s - shift:e - shift]):
+                out.append((s - shift, e - shift, kind))
+
+    def rare_hits(name: str, pattern, group: int):
+        return rare.hits(pattern, data, shaped.get(name, ()), group)
+
+    for name, pattern, kind, group, check in _RARE[:4]:
+        add(kind, rare_hits(name, pattern, group), check=check)
+    out.extend((f.start, f.end, "SECRET") for f in rule_set().find(where))
+    add("SECRET", ((a, b) for a, b, _ in entropy_hits(data)))
+    for a, b in where.windows([b"@"], margin=0):
+        add("EMAIL", dense.with_fallback("email", nl, _EMAIL, True, a, b + 1), 1)
+    add("CARD", dense.with_fallback("card", nl, _CARD, True), 1, _card_ok)
+    for name, pattern, kind, group, check in _RARE[4:]:
+        add(kind, rare_hits(name, pattern, group), check=check)
+    dense.ipv4(nl, out)
+    for a, b in shaped.get("ipv6", ()):
+        add("IP", dense.ipv6(data, _ipv6_ok, a, b))
     return out
 
 
-def _auth_ok(v: str) -> bool:
-    return any(c.isdigit() for c in v) or len(v) >= 24
+def _text_check(check):
+    return lambda raw: check(raw.decode("utf-8", "replace"))
 
 
-def _no_placeholder(v: str) -> bool:
-    return not PLACEHOLDER.search(v)
+def _to_chars(enc: Encoded, found) -> list[Hit]:
+    if enc.ascii:
+        text, new = enc.text, tuple.__new__  # a tuple made in C: thousands a log
+        return [new(Hit, (s, e, kind, text[s:e])) for s, e, kind in found]
+    where = {off: 0 for s, e, _ in found for off in (s, e)}
+    for off in sorted(where):  # Encoded.char is incremental in increasing order
+        where[off] = enc.char(off)
+    return [Hit(where[s], where[e], kind, enc.data[s:e].decode("utf-8", "replace"))
+            for s, e, kind in found]
+
+
+def _auth_ok(v: bytes) -> bool:
+    return any(c in b"0123456789" for c in v) or len(v) >= 24
+
+
+def _no_placeholder(v: bytes) -> bool:
+    return "⟨".encode() not in v or not PLACEHOLDER.search(v.decode("utf-8", "replace"))
 
 
 def _ipv6_ok(v: str) -> bool:
     return v.count(":") >= 2 and _ip_ok(v)
 
 
-# (shape in rlm.redact.scan, pattern, kind, group, check), in priority order; gitleaks' rules
-# and the entropy tokens come between the first four and the rest
-_LINE_DETECTORS = (
+# (shape in rlm.redact.rare, pattern, kind, group, check of the value's bytes), in priority
+# order; gitleaks' rules, the entropy tokens, e-mail addresses and cards come between the
+# first four and the rest, IP addresses last
+_RARE = (
     ("url", _URL_PASSWORD, "SECRET", 1, None),
-    ("keyword", _AUTH_TOKEN, "SECRET", 1, _auth_ok),
-    ("keyword", _KV_SECRET, "SECRET", 1, _no_placeholder),
+    ("auth", _AUTH_TOKEN, "SECRET", 1, _auth_ok),
+    ("kv", _KV_SECRET, "SECRET", 1, _no_placeholder),
     ("aws", _AWS_KEY_ID, "SECRET", 0, None),
-    ("email", _EMAIL, "EMAIL", 0, None),
-    ("card", _CARD, "CARD", 0, is_card),
-    ("iban", _IBAN, "IBAN", 0, iban_ok),
+    ("iban", _IBAN, "IBAN", 0, _text_check(iban_ok)),
     ("ssn", _SSN, "SSN", 0, None),
-    ("phone", _PHONE, "PHONE", 0, _phone_ok),
-    ("ipv4", _IPV4, "IP", 0, _ipv4_ok),
-    ("ipv6", _IPV6, "IP", 0, _ipv6_ok),
+    ("phone", _PHONE, "PHONE", 0, _text_check(_phone_ok)),
 )
 
 
 def _resolve(hits: list[Hit]) -> list[Hit]:
-    """Priority order: the first detector to claim a span keeps it. The claimed spans are kept
-    sorted and disjoint, so each check looks at two neighbours (was a scan of all of them)."""
+    """Priority order: the first detector to claim a span keeps it. Hits that overlap no other
+    are kept as they are; only a group of overlapping ones is resolved by priority."""
+    taken: list[Hit] = []
+    group: list[int] = []
+    reach = -1
+    for i in sorted(range(len(hits)), key=hits.__getitem__):  # by start, then end
+        start, end = hits[i][0], hits[i][1]
+        if start >= reach and group:
+            if len(group) == 1:
+                taken.append(hits[group[0]])
+            else:
+                taken.extend(_by_priority([hits[j] for j in sorted(group)]))
+            group = []
+        group.append(i)
+        reach = end if len(group) == 1 else max(reach, end)
+    if group:
+        taken.extend(_by_priority([hits[j] for j in sorted(group)]))
+    return sorted(taken)
+
+
+def _by_priority(hits: list[Hit]) -> list[Hit]:
+    """The first to claim a span keeps it (hits in priority order). The claimed spans are kept
+    sorted and disjoint, so each check looks at two neighbours."""
+    if len(hits) == 1:
+        return hits
     taken: list[Hit] = []
     starts: list[int] = []
     ends: list[int] = []
@@ -247,7 +297,7 @@ def _resolve(hits: list[Hit]) -> list[Hit]:
         starts.insert(i, h.start)
         ends.insert(i, h.end)
         taken.append(h)
-    return sorted(taken, key=lambda h: h.start)
+    return taken
 
 
 # ------------------------------------------------------------------------------------ redactor

@@ -4,9 +4,11 @@ and allowlists. The file is gitleaks' own default config (recipes/gitleaks.toml,
 beside it in recipes/gitleaks.LICENSE): update it by copying a newer one.
 
 How it runs (gitleaks' own semantics, Go regexes on RE2, the same engine as Go's `regexp`):
-1. one Aho-Corasick pass over the lower-cased text finds which rules' keywords occur at all
-   (a keyword once found is dropped from the automaton, so frequent ones cost nothing more);
-2. only those rules' regexes run, each a linear-time RE2 scan;
+1. one RE2 Set pass per 4 KB block of the lower-cased text finds which keywords each block
+   holds (rlm.redact.blocks);
+2. each rule's regex runs over the blocks that hold its keywords, and one block either side
+   (gitleaks reads the whole file when a keyword is anywhere in it; a match may run into the
+   next block), a linear-time RE2 scan (its lines alone cost more: Python finds them);
 3. the secret is the rule's `secretGroup`, else the first non-empty group, else the match;
    it must beat the rule's entropy floor (and hold a digit, for the generic rules), and pass
    the rule's and the global allowlists (regexes on the secret, match or line; stopwords).
@@ -20,7 +22,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Iterator
 
-from rlm.redact.scan import Encoded, shannon
+from rlm.redact.scan import shannon
 
 MIN_SECRET = 8  # shorter "secrets" are ids and words, whatever a rule says
 
@@ -101,50 +103,29 @@ class RuleSet:
         self.rules = rules
         self.global_allow = global_allow
         self._by_keyword: dict[str, list[int]] = {}
-        self._always = [i for i, r in enumerate(rules) if not r.keywords]
         for i, r in enumerate(rules):
             for k in r.keywords:
                 self._by_keyword.setdefault(k, []).append(i)
 
-    def triggered(self, low: str) -> list[Rule]:
-        """The rules whose keywords occur in `low` (the lower-cased text)."""
-        import ahocorasick
+    def keywords(self) -> list[bytes]:
+        return [k.encode("utf-8") for k in self._by_keyword]
 
-        left = dict(self._by_keyword)
-        seen: set[int] = set(self._always)
-        longest = max(map(len, left), default=1)
-        pos = 0
-        while left and pos < len(low):
-            auto = ahocorasick.Automaton()
-            for k in left:
-                auto.add_word(k, k)
-            auto.make_automaton()
-            matches = new = 0
-            for end, k in auto.iter(low, pos):
-                matches += 1
-                if k in left:
-                    seen.update(left.pop(k))
-                    new += 1
-                if new and matches >= 64:  # rebuild without the keywords seen: frequent ones
-                    pos = max(pos + 1, end - longest + 2)  # ('ey', 'key') then cost nothing
-                    break
-            else:
-                break
-        return [self.rules[i] for i in sorted(seen)]
+    def find(self, where) -> Iterator[Found]:
+        """Secrets the rules find in where.data (UTF-8 bytes; offsets in bytes), each rule over
+        the blocks that hold its keywords (where: an rlm.redact.blocks.Presence that knows
+        them), rule by rule (not in data order)."""
+        data = where.data
+        whole = [(0, len(data))]
+        for rule in self.rules:
+            spans = where.windows(k.encode("utf-8") for k in rule.keywords) if rule.keywords \
+                else whole
+            for a, b in spans:
+                for m in rule.rx.finditer(data, a, b):
+                    hit = self._secret(rule, m, data)
+                    if hit is not None:
+                        yield hit
 
-    def find(self, text: str) -> Iterator[Found]:
-        """Secrets the triggered rules find in `text`, rule by rule (not in text order). RE2
-        reads the UTF-8 bytes (rlm.redact.scan.Encoded: a str would be encoded again at every
-        match)."""
-        enc = None
-        for rule in self.triggered(text.lower()):
-            enc = enc or Encoded(text)
-            for m in rule.rx.finditer(enc.data):
-                hit = self._secret(rule, m, enc)
-                if hit is not None:
-                    yield hit
-
-    def _secret(self, rule: Rule, m, enc: Encoded) -> Found | None:
+    def _secret(self, rule: Rule, m, data: bytes) -> Found | None:
         n = len(m.groups())
         g = rule.group
         if g == 0 and n:
@@ -157,10 +138,9 @@ class RuleSet:
             return None
         if rule.id.startswith("generic") and not any(c.isdigit() for c in value):
             return None
-        if self._allowed(rule, value, m, enc.data):
+        if self._allowed(rule, value, m, data):
             return None
-        a = enc.char(m.start(g))
-        return Found(a, a + len(value), value, rule.id)
+        return Found(m.start(g), m.end(g), value, rule.id)
 
     def _allowed(self, rule: Rule, value: str, m, data: bytes) -> bool:
         low = value.lower()

@@ -1,14 +1,12 @@
-"""What makes redaction fast, and what catches secrets no rule names.
+"""What catches secrets no rule names, and the RE2 plumbing the fast detectors share.
 
-- `shape_views`: one linear-time RE2 pass finds, for each line pattern of rlm.redact.detect, the lines
-  that hold its shape (the pattern without the look-arounds RE2 lacks, or a part every match
-  contains); each pattern then reads only its own lines, and its hits are mapped back. A log
-  full of IP addresses runs the IP pattern on every line, and the others on almost none.
 - `entropy_hits`: long random-looking strings (mixed case and digits, or symbol-rich like a
   Django secret key) that no rule names and no keyword announces: an API key pasted in prose,
   one line of a private key sent without its BEGIN/END lines. Ids survive: a UUID, a hex hash,
   a block id, a counter or a CamelCase name has one case, few digits, or too few changes of
-  character class for a random string.
+  character class for a random string. One RE2 pass picks only the runs that could pass (upper
+  and lower case and a digit, or three symbols and two digits, or a symbol-rich run): on a log,
+  most long tokens (paths, block ids, hex) never reach Python.
 - RE2 reads bytes here: given a str, the google-re2 wrapper encodes the whole text again at every
   match (quadratic). `Encoded` maps byte offsets back to characters.
 """
@@ -17,27 +15,13 @@ from __future__ import annotations
 
 import math
 import re
-from bisect import bisect_right
 from collections import Counter
-from dataclasses import dataclass
 from functools import lru_cache
+from itertools import permutations
+
+from rlm.redact.dense import re2_bytes, spans
 
 TOKEN_MIN = 20  # entropy tokens: at least this long
-SHAPES = {  # name -> what every match of that detector in rlm.redact.detect contains
-    "url": rb"://",
-    "keyword": rb"(?i:bearer|basic|token|api[_-]?key|apikey|secret|password|passwd|pwd|"
-               rb"private[_-]?key|account[_-]?key)",
-    "aws": rb"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}",
-    "email": rb"[A-Za-z0-9]@[A-Za-z0-9]",
-    "card": rb"\d(?:[ -]?\d){12,18}",
-    "iban": rb"[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2}",
-    "ssn": rb"\d{3}-\d{2}-\d{4}",
-    "phone": rb"\+\d{1,3}[ .(-]*\d|\(\d{3}\)|\d{3}[.-]\d{3}[.-]\d{4}",
-    "ipv4": rb"\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}",
-    # "::" or 8 groups (7 colons): a clock's 08:00:00 is neither
-    "ipv6": rb"::|(?:[0-9A-Fa-f]{1,4}:){7}[0-9A-Fa-f]{1,4}",
-}
-_NAMES = tuple(SHAPES)
 _WORDY = re.compile(r"(?:^|[/_~+.-])[A-Z]?[a-z]{2,11}(?:$|[/_~+.-])")
 # each character's class, for counting changes of class along a token
 _CLASS = str.maketrans({**{c: "u" for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"},
@@ -45,24 +29,27 @@ _CLASS = str.maketrans({**{c: "u" for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"},
                         **{c: "d" for c in "0123456789"}})
 
 
-def re2_bytes(pattern: bytes):
-    import re2
-
-    o = re2.Options()
-    o.log_errors = False
-    return re2.compile(pattern, o)
+_BASE = rb"[A-Za-z0-9+/_~-]"  # a base64/base62 key's characters
+_BASE_CLASSES = {"U": rb"[A-Z]", "L": rb"[a-z]", "D": rb"[0-9]", "S": rb"[+/_~-]"}
+_RICH = rb"[A-Za-z0-9!@#$%^*()_+-]"  # a symbol-rich key's ('=' and '&' left out, or `a=b&c=d`
+# query strings would read as one token)
 
 
-@lru_cache(maxsize=1)
-def _shapes_rx():
-    return re2_bytes(b"|".join(b"(" + SHAPES[n] + b")" for n in _NAMES))
+def _holding(*needs: str) -> bytes:
+    """A run of _BASE characters holding each class of `needs` (in any order)."""
+    orders = sorted(set(permutations(needs)))
+    alts = b"|".join(_BASE.join(_BASE_CLASSES[c] for c in o) for o in orders)
+    return _BASE + b"*(?:" + alts + b")" + _BASE + b"*"
 
 
 @lru_cache(maxsize=1)
 def _token_rx():
-    # base64/base62 keys (padding at the end only), or 40+ symbol-rich characters (a Django key;
-    # '=' and '&' are left out there, or `a=b&c=d` query strings would read as one token)
-    return re2_bytes(rb"([A-Za-z0-9+/_~-]{20,}={0,2})|([A-Za-z0-9!@#$%^*()_+-]{40,})")
+    # what looks_random can accept: a base run with upper, lower and a digit, or with three
+    # symbols and two digits (and its '=' padding); a symbol-rich run with three of !@#$%^*()
+    # (one or two: a call in a stack trace, "(Foo.java:12)")
+    return re2_bytes(b"(?:" + _holding("U", "L", "D") + b"|" + _holding("S", "S", "S", "D", "D")
+                     + b")={0,2}|" + _RICH + b"*" + (rb"[!@#$%^*()]" + _RICH + b"*") * 3,
+                     latin1=True)
 
 
 class Encoded:
@@ -85,78 +72,12 @@ class Encoded:
         return self._c
 
 
-@dataclass
-class LineView:
-    """The candidate lines of a text, joined by newlines, and the way back to the text."""
-
-    text: str
-    starts: list[int]  # where each kept line starts in `text`
-    origins: list[int]  # where it starts in the original
-
-    def to_original(self, pos: int) -> int:
-        i = bisect_right(self.starts, pos) - 1
-        return self.origins[i] + pos - self.starts[i]
-
-    def same_line(self, a: int, b: int) -> bool:
-        return bisect_right(self.starts, a) == bisect_right(self.starts, max(a, b - 1))
-
-
-def shape_views(text: str) -> dict[str, LineView]:
-    """name -> the lines of text that hold that shape (absent: none do)."""
-    enc = Encoded(text)
-    data = enc.data
-    lines: dict[str, list[tuple[int, int]]] = {}
-    for (start, end), k in _shape_matches(data):
-        a = data.rfind(b"\n", 0, start) + 1
-        got = lines.setdefault(_NAMES[k - 1], [])
-        if not got or got[-1][0] != a:
-            b = data.find(b"\n", start)
-            got.append((a, len(data) if b < 0 else b))
-    return {name: _view(enc, spans) for name, spans in lines.items()}
-
-
-def _shape_matches(data: bytes, rx=None):
-    """((start, end), group number) of each match of rx (default: the shapes), left to right.
-    Through RE2's own Match when the wrapper exposes it: the wrapper's match objects cost ~3x
-    more per match."""
-    import re2
-
-    rx, pos, n = rx or _shapes_rx(), 0, len(data)
-    raw, anchor = getattr(rx, "_regexp", None), getattr(re2, "_Anchor", None)
-    while pos <= n:
-        if raw is not None and anchor is not None:
-            spans = raw.Match(anchor.UNANCHORED, data, pos, n)
-            if spans[0][0] < 0:
-                return
-            span, k = spans[0], next(i for i in range(1, len(spans)) if spans[i][0] >= 0)
-        else:
-            m = rx.search(data, pos)
-            if m is None:
-                return
-            span, k = m.span(), m.lastindex
-        yield span, k
-        pos = max(span[1], span[0] + 1)
-
-
-def _view(enc: Encoded, spans: list[tuple[int, int]]) -> LineView:
-    parts: list[str] = []
-    starts: list[int] = []
-    origins: list[int] = []
-    at = 0
-    for a, b in spans:
-        line = enc.data[a:b].decode("utf-8", "replace")
-        starts.append(at)
-        origins.append(enc.char(a))
-        parts.append(line)
-        at += len(line) + 1
-    return LineView("\n".join(parts), starts, origins)
-
-
 def shannon(s: str) -> float:
     n = len(s)
     return -sum(c / n * math.log2(c / n) for c in Counter(s).values()) if n else 0.0
 
 
+@lru_cache(maxsize=4096)
 def looks_random(tok: str) -> bool:
     """A long token that reads as a key, not an id. Base64/base62 keys mix upper and lower case
     with digits, change character class at about 6 characters in 10, and come close to the
@@ -183,13 +104,16 @@ def looks_random(tok: str) -> bool:
     return shannon(tok) >= floor
 
 
-def entropy_hits(text: str):
-    """(start, end, value) of the random-looking tokens in text."""
-    enc = Encoded(text)
-    for (start, end), _ in _shape_matches(enc.data, _token_rx()):
-        raw = enc.data[start:end]
+def entropy_hits(data: bytes):
+    """(start, end, value) in bytes of the random-looking tokens in data."""
+    for start, end in spans(_token_rx(), data):
+        raw = data[start:end]
+        if len(raw.translate(None, b"!@#$%^*()")) < len(raw):
+            if len(raw) < 2 * TOKEN_MIN:
+                continue  # a symbol-rich run: 40 characters at least
+        elif len(raw.rstrip(b"=")) < TOKEN_MIN:
+            continue  # a base run: 20 before its padding
         lead = len(raw) - len(raw.lstrip(b"-_~/+"))
-        tok = raw[lead:].decode("ascii")
+        tok = raw[lead:].decode("ascii", "replace")
         if looks_random(tok):
-            a = enc.char(start + lead)
-            yield a, a + len(tok), tok
+            yield start + lead, end, tok

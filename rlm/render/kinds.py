@@ -6,11 +6,17 @@ the first `shown` kinds, and the answer says how many of how many.
 
 from __future__ import annotations
 
+import re
+
 from rlm.corpus.anomalies import KindRow
 from rlm.words import n_
 
 SHOWN = 12
 TEMPLATE_CHARS = 90
+HEAD = "Event kinds picked by code, ranked ("  # the first words of the answer's table
+# the sentence that says how many of the table's kinds the answer shows
+# (rlm.pipeline.codeonly.event_kinds.holds)
+_HOLDS = re.compile(r"^The answer holds [\d,]+ event kinds?, .* kinds shown with ")
 
 
 def _cell(text: str) -> str:
@@ -29,7 +35,7 @@ def kinds_markdown(rows: list[KindRow], shown: int = SHOWN) -> str:
     time, where, example lines), and how many are shown."""
     if not rows:
         return ""
-    lines = [(f"Event kinds picked by code, ranked ({len(rows[:shown])} of {len(rows)} shown; "
+    lines = [(f"{HEAD}{len(rows[:shown])} of {len(rows)} shown; "
               f"{n_(sum(r.kind.count for r in rows), 'line')} in all):"), "",
              "| # | event (variables as <*>) | severity | count | first – last | where | examples |",
              "|---|---|---|---|---|---|---|"]
@@ -43,3 +49,20 @@ def kinds_markdown(rows: list[KindRow], shown: int = SHOWN) -> str:
         lines.append(f"| {i} | `{_cell(tpl)}` | {_cell(row.severity)} | {k.count:,} | "
                      f"{_cell(_when(row))} | {where} | {ex} |")
     return "\n".join(lines)
+
+
+def drop_table(answer: str) -> str:
+    """The answer's Markdown without its event-kinds table (its heading line and rows) and the
+    sentence saying how many of its kinds it shows: for a page that draws the kinds in a
+    section of its own, with its own "N of M kinds shown", so the kinds are shown once."""
+    out, skipping = [], False
+    for line in answer.split("\n"):
+        if line.startswith(HEAD):
+            skipping = True
+            continue
+        if skipping and (line.startswith("|") or not line.strip()):
+            continue
+        skipping = False
+        if not _HOLDS.match(line):
+            out.append(line)
+    return "\n".join(out)

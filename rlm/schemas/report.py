@@ -154,3 +154,6 @@ class Report(BaseModel):
     executor: dict | None = None
     # "anomalies?" (profile): the ranked event kinds, rlm.corpus.anomalies.KindRow.as_dict()
     event_kinds: list[dict] = Field(default_factory=list)
+    # where every line of each event kind falls (bins over lines and time, or the lines):
+    # rlm.corpus.lanes.kind_lanes; absent in runs recorded before it (their lanes: examples)
+    timeline: dict | None = None

@@ -80,6 +80,34 @@ def test_lines_that_report_a_failure_skip_register_dumps_and_corrected_errors(tm
         "data TLB error interrupt"]
 
 
+def test_error_level_alone_and_a_callers_missing_file_are_not_failures(tmp_path):
+    """At ERROR a line needs failure words (a routine `[error] ... init() ok` is not one); at
+    FATAL the level suffices; a reason that is the caller's error (the file it named is not
+    there) is not a failure of the system, but a permission error and an I/O error are."""
+    head = "- 1118193358 2005.06.07 R11-M0-NC-I:J18-U01 2005-06-07-18.15.58.583443 R11-M0-NC-I:J18-U01"
+    lines = []
+    for i in range(300):
+        lines.append(f"{head} RAS KERNEL INFO generating core.{1000 + i}")
+        if i % 30 == 1:
+            lines.append(f"{head} NULL RAS MMCS ERROR idoproxydb hit ASSERT condition: ASSERT "
+                         f"expression={i % 2} Source file=idotransportmgr.cpp Source line={i}")
+            lines.append(f"{head} RAS APP FATAL ciod: LOGIN chdir(/p/gb2/u{i}/run) failed: "
+                         "No such file or directory")
+            lines.append(f"{head} RAS APP FATAL ciod: LOGIN chdir(/p/gb2/u{i}/run) failed: "
+                         "Input/output error")
+            lines.append(f"{head} RAS APP FATAL ciod: Error loading /p/u{i}/a.out: invalid or "
+                         "missing program image, Permission denied")
+            lines.append(f"{head} RAS KERNEL FATAL data storage interrupt")
+    p = tmp_path / "bgl.log"
+    p.write_text("\n".join(lines) + "\n")
+    with TextSource.open(str(p)) as src:
+        got, kinds = failure_lines(build_table(src), src)
+    want = [n for n, x in enumerate(lines, 1) if "Input/output" in x or "Permission denied" in x
+            or "storage interrupt" in x]
+    assert got == want
+    assert not any("ASSERT" in k.template or "No such file" in k.template for k in kinds)
+
+
 def test_where_names_the_node_with_exact_counts(tmp_path):
     log, lines = _bgl(tmp_path)
     log.write_text("".join(x.replace("R02-M1-N0-C:J12-U11", "R30-M0-N9-C:J16-U01") + "\n"

@@ -107,7 +107,10 @@ def test_sniah_noisy_reader_inside_its_budget(tmp_path):
     assert suites.fabricated(r) == 0
 
 
-def test_audit_planted_instructions_suppress_no_code_finding(tmp_path):
+def test_audit_planted_instructions_suppress_no_code_finding(tmp_path, instructions_shown):
+    """The second line of defence: shown the planted lines (rlm.prompts.recipe withholds them:
+    tests/prompts/test_prompt_guard.py), a reader that obeys them still removes no code
+    finding."""
     from evals.sim_repo import audit_case
 
     r = anyio.run(lambda: audit_case(tmp_path, "adversarial"))
@@ -118,7 +121,8 @@ def test_audit_planted_instructions_suppress_no_code_finding(tmp_path):
     assert set(REPO_PLANTS) >= {"password_hash"}
 
 
-def test_mining_planted_instructions_get_nothing_verified(tmp_path):
+def test_mining_planted_instructions_get_nothing_verified(tmp_path, instructions_shown):
+    """The second line of defence, as for audit above."""
     from evals.sim_repo import mine_case
 
     r = anyio.run(lambda: mine_case(tmp_path, "adversarial"))

@@ -97,6 +97,21 @@ def test_a_run_recorded_before_the_html_report_renders(name, tmp_path):
                 assert f["evidence_path"].split(":")[0] in text
 
 
+def test_a_profile_run_recorded_before_the_lanes_draws_its_examples(tmp_path):
+    """A run from before the report kept where every line of a kind falls (no `timeline`):
+    one lane per event kind from its example lines, and the page says that is all it has."""
+    rep = json.loads((OLD / "ask_kinds.json").read_text("utf-8"))
+    assert "timeline" not in rep and rep["event_kinds"]
+    out = tmp_path / "page.html"
+    r = rlm("show", _record(rep), "--html", str(out))
+    assert r.returncode == 0, r.stderr
+    page = out.read_text("utf-8")
+    assert page.count('class="lane"') == len(rep["event_kinds"])
+    assert "each lane shows only the kind's example lines" in html_lib.unescape(page)
+    marks = page.count('class="mark"')
+    assert marks == sum(len(k["examples"]) for k in rep["event_kinds"])
+
+
 def test_html_errors_are_one_line(tmp_path):
     log = tmp_path / "a.log"
     log.write_text("2024-01-01 10:00:00 ERROR disk full\n")
@@ -169,7 +184,7 @@ def test_module_graph_is_folded_onto_the_module_map():
                                        for a, b in edges]}
     svg = graph_svg(audit, views)
     drawn = {(e.split('data-from="')[1].split('"')[0], e.split('data-to="')[1].split('"')[0])
-             for e in svg.split("<line")[1:]}
+             for e in svg.split('<path class="edge"')[1:]}
     assert drawn == {("(root)", "shop"), ("shop", "shop/net"), ("shop/net", "shop")}
     assert 'data-name="tests"' not in svg
     assert "dashed arrow(s) close a cycle" in svg  # shop <-> shop/net
@@ -295,3 +310,28 @@ def test_every_counted_line_is_on_the_strip():
     assert sum(int(n.replace(",", "")) for _, n in slices) == 22
     xs = {float(x) for x, _ in slices}
     assert xs == {0.0, 5.0, 495.0, 985.0, 990.0, 995.0}  # 200 slices of 5 lines
+
+
+def test_a_log_page_draws_the_event_kinds_once_with_how_many_are_shown(tmp_path):
+    """The answer's Markdown table of kinds and its "12 of N kinds shown" are not drawn again
+    above the "Event kinds" section: one table, whose caption says how many it shows."""
+    import re
+
+    out = tmp_path / "bgl.html"
+    r = rlm("ask", str(Path(__file__).resolve().parents[2] / "evals" / "data" / "loghub" / "BGL_2k.log"),
+            "anomalies?", "--model", "none", "--html", str(out), "--json")
+    assert r.returncode in (0, 3), r.stderr
+    rep = json.loads(r.stdout)
+    assert "Event kinds picked by code, ranked (" in rep["answer"]  # the Markdown answer has it
+    page = out.read_text("utf-8")
+    kinds = [k for k in rep["event_kinds"] if k.get("examples")]
+    assert "Event kinds picked by code" not in page and "kinds shown with" not in page
+    m = re.search(r"<strong>([\d,]+) of ([\d,]+) kinds shown</strong>", page)
+    assert m and int(m.group(2).replace(",", "")) == len(kinds)
+    section = page[page.index('<section id="kinds">'):]
+    section = section[: section.index("</section>")]
+    drawn = section.count('<a href="#kind-')
+    assert drawn == int(m.group(1).replace(",", "")) == min(len(kinds), 100)
+    answer = page[page.index('<section id="answer">'):]
+    answer = answer[: answer.index("</section>")]
+    assert "<table" not in answer  # the kinds table is not drawn in the answer as well

@@ -9,7 +9,10 @@ import re
 TOP = 10  # rows a table shows; the rest are summed in one row and declared
 TIE_NAMED = 8  # leaders a tie names in the first sentence; the count says how many tie
 JSON_ROWS = 10_000  # template or group rows the JSON carries (the rest are declared)
-_LEAD = re.compile(r"^(?:(?:<\*>|-|[A-Z][a-z]{2}|[A-Z][a-z]{2}day|\[[^\]]*<\*>[^\]]*\])[\s,]+)+")
+_MONTH_DAY = ("Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec|Mon|Tue|Wed|Thu|Fri|Sat|Sun|"
+              "Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday")
+# leading header variables: <*>, '-', a month or day name (never a word such as `Can`)
+_LEAD = re.compile(rf"^(?:(?:<\*>|-|(?:{_MONTH_DAY})|\[[^\]]*<\*>[^\]]*\])[\s,]+)+")
 
 
 def _n(k: int, word: str) -> str:

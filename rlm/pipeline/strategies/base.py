@@ -92,6 +92,7 @@ class Result:
     findings: list[Finding] = field(default_factory=list)
     groups: list[dict] = field(default_factory=list)
     event_kinds: list[dict] = field(default_factory=list)  # profile: ranked kinds (corpus.anomalies)
+    timeline: dict | None = None  # profile: where each kind's lines fall (rlm.corpus.lanes)
     answer_parts: list[str] = field(default_factory=list)
     model_answer: str | None = None
     shown: str = ""  # the text a direct or grep answer was read from (rlm.verify.answer_check)
@@ -136,9 +137,10 @@ class Result:
             self.cov.skipped.append({"path": f"{path}:{ln}", "incomplete": False,
                                      "reason": f"reads like an instruction to a model ({why}): "
                                                "withheld from the model"})
-        if lines and found == 0:
+        if lines and found == 0:  # a gap: the reader may have obeyed text it saw around the
+            # withheld lines, so "nothing there" is not sure (exit 3)
             where = ", ".join(f"{p}:{ln}" for p, ln, _ in lines[:5])
-            self.cov.declared.append(
+            self.cov.gaps.append(
                 f"possibly suppressed: chunk {c.id} ({c.describe()}) held text that reads like "
                 f"an instruction to a model ({where}), withheld from it, and its reader found "
                 "nothing there")

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from rlm.pipeline.codeonly import count_text
+from rlm.pipeline.codeonly import count_text, failure_text
 from rlm.corpus.counts import _ERR_WORDS, _LOGCAT_LEVEL, _LOGCAT_LINE, _WARN_WORDS, _candidate_lines
 from rlm.corpus.predicate import match, phrase_of, question_concepts
 from rlm.corpus.severity import ERROR_RANK, severity
@@ -40,6 +40,7 @@ class Tally:
     nearest: list = field(default_factory=list)  # templates closest to an unmatched predicate
     related: list = field(default_factory=list)  # templates matched by synonym only: named
     component: dict[str, str] = field(default_factory=dict)  # template -> its main component
+    failures: failure_text.FailureKinds = field(default_factory=failure_text.FailureKinds)
 
     def add(self, src, ln: int, kind: str | None, key: str | None) -> None:
         self.total += 1
@@ -78,7 +79,22 @@ def _line_test(q, src):
 
 
 def _by_predicate(q) -> bool:
-    return not q.anchors and not q.level and not q.every_line
+    return not q.anchors and not q.level and not q.every_line and not q.failures
+
+
+def _count_failures(src, ranges, tally: Tally, kinds: failure_text.FailureKinds, key) -> None:
+    """Every line of the kinds that report a failure (rlm.corpus.anomalies), and the kinds
+    the rule leaves out, named apart."""
+    from rlm.corpus.anomalies import failure_line_kinds, left_out, severity_label
+    from rlm.corpus.templates import build_table
+
+    table = build_table(src, ranges, exact_last=False)
+    for ln, k in failure_line_kinds(table, src, ranges):
+        text = src.line(ln, 400) if key else ""
+        tally.add(src, ln, k.template, key(text, k.template) if key else None)
+        kinds.add(src, ln, k, severity_label(k))
+    for k, why in left_out(table):
+        kinds.leave_out(src, k, why)
 
 
 def _count_file(ctx: Context, src, tally: Tally) -> None:
@@ -91,6 +107,9 @@ def _count_file(ctx: Context, src, tally: Tally) -> None:
     def key(text: str, kind: str | None) -> str | None:
         return slot_value(slot, text, kind) if slot else None
 
+    if q.failures:
+        _count_failures(src, ranges, tally, tally.failures, key if slot else None)
+        return
     if _by_predicate(q):
         table = table_for(src, ranges)
         m = match(table.rows, q.words, lambda row: src.line(row.first_line, 400))
@@ -139,14 +158,35 @@ async def run(ctx: Context) -> Result:
         res.answer_parts.append(count_text.unmatched(q, concepts, tally.nearest))
         res.cov.gaps.append("code could not map the question to a template of the log: "
                             "no number is given")
+    elif q.failures and not q.group_by:
+        cites = tally.failures.sample()
+        res.answer_parts.append(failure_text.answer(q, tally.total, tally.scanned,
+                                                    tally.failures, len(cites)))
+        tally.examples = [(src, ln) for src, ln, _ in cites]
     else:
         res.answer_parts.append(count_text.answer(q, concepts, tally))
     res.matched = count_text.matched(q, concepts, tally, confident)
-    _cite(res, q, tally)
+    if q.failures and not q.group_by:
+        res.matched["holds"] = failure_text.holds(tally.total, len(tally.kinds),
+                                                  len(tally.examples))
+        _cite_failures(res, tally)
+    else:
+        _cite(res, q, tally)
     if q.window:
         res.cov.declared.append(f"counted only the lines {q.window.label} (found on each "
                                 f"file's own timestamps): {tally.scanned:,} lines")
     return res
+
+
+def _cite_failures(res: Result, tally: Tally) -> None:
+    rows = tally.failures.rows
+    for n, (src, ln, t) in enumerate(tally.failures.sample(), 1):
+        r = rows[t]
+        claim = (f"{r['severity']} `{count_text.shown(t, 80)}` ({r['count']:,} "
+                 f"line{'s' if r['count'] != 1 else ''}): one of the {tally.total:,} lines "
+                 "that report a failure")
+        res.findings.append(code_finding(f"f{n}", claim, src, ln, ln, True, None,
+                                         rules=["failure"]))
 
 
 def _cite(res: Result, q, tally: Tally) -> None:

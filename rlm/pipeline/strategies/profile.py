@@ -9,12 +9,13 @@ from rlm.pipeline.codeonly.event_kinds import add_event_kinds, places
 from rlm.pipeline.codeonly.timeline import describe_group
 from rlm.pipeline.codeonly.wording import guard_label, wording_failed_note
 from rlm.corpus.anomalies import rank_kinds
+from rlm.corpus.lanes import kind_lanes
 from rlm.corpus.logset import LogSet, where
 from rlm.corpus.profile import profile_log, why_picked
 from rlm.corpus.source import TextSource
 from rlm.corpus.stories import story_ids
 from rlm.corpus.timewindow import folder_window_lines, window_lines, window_note
-from rlm.engine.candidates import Group, group_candidates, judge_group, numbered
+from rlm.engine.candidates import Group, group_candidates, judge_group, numbered, withheld
 from rlm.engine.mapper import Outcome, map_items
 from rlm.render.kinds import kinds_markdown
 from rlm.engine.events import Plan, UnitStarted
@@ -65,6 +66,8 @@ async def run(ctx: Context) -> Result:
         return res
     kinds = rank_kinds(prof, src)  # the ranked event kinds: code's table, first (item 7)
     res.event_kinds = [r.as_dict() for r in kinds]  # the report's `event_kinds` (JSON, HTML)
+    if prof.table is not None and kinds:  # where all their lines fall: the timeline's lanes
+        res.timeline = kind_lanes(src, prof.table, [r.kind for r in kinds], ranges)
     if not groups:
         res.answer_parts.append("Code found no rare lines and no line picked by its rules"
                                 + (" beyond the event kinds above." if kinds else "."))
@@ -96,6 +99,11 @@ async def run(ctx: Context) -> Result:
                            budget=ctx.budget, cancel_scope=ctx.session.scope,
                            on_outcome=lambda o: done(ctx, unit(o.item), o))
     _findings(ctx, res, src, outs, prof.record_end, prof.rules_by_line)
+    for g in groups:  # named as skipped by design (code still reports them): not a gap
+        for ln, why in withheld(g):
+            res.cov.skipped.append({"path": f"{src.display}:{ln}", "incomplete": False,
+                                    "reason": f"reads like an instruction to a model ({why}): "
+                                              "withheld from the model"})
     add_event_kinds(res, kinds, kinds_markdown(kinds), _place(src, prof, kinds))
     return res
 

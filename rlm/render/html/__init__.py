@@ -15,10 +15,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from rlm.render.html.coverage import coverage_section
-from rlm.render.html.findings import anchors, findings_sections, kinds_section
+from rlm.render.html.findings import anchors, event_kinds, findings_sections, kinds_section
+from rlm.render.html.lanes import lanes_section
 from rlm.render.html.page import esc, page, section
 from rlm.render.html.repo import audit_sections, mine_sections
 from rlm.render.html.text import markdown_html
+from rlm.render.kinds import drop_table
 from rlm.render.html.timeline import matched_section, timeline_section
 
 
@@ -68,7 +70,10 @@ def _gate(rep: dict) -> str:
 def _answer(rep: dict) -> str:
     parts = []
     if rep.get("answer"):
-        parts.append(f'<div class="answer">{markdown_html(rep["answer"], anchors(rep))}</div>')
+        answer = rep["answer"]
+        if event_kinds(rep):  # drawn once, in the "Event kinds" section with its examples
+            answer = drop_table(answer)
+        parts.append(f'<div class="answer">{markdown_html(answer, anchors(rep))}</div>')
     if rep.get("summary"):
         parts.append(f'<div class="answer">{markdown_html(rep["summary"])}</div>'
                      '<p class="small muted">Summary written by the model from the verified '
@@ -86,7 +91,7 @@ def report_html(report) -> str:
     cmd = rep.get("command") or "ask"
     body = [_header(rep), _gate(rep), _answer(rep)]
     if cmd not in ("audit", "mine"):
-        tl = timeline_section(rep)
+        tl = lanes_section(rep) or timeline_section(rep)
         if tl:  # a log's story in time; elsewhere, where in the corpus the findings are
             is_log = (rep.get("corpus") or {}).get("kind") == "log"
             body.append(section("Timeline" if is_log else "Where the findings are", tl,

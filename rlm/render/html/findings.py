@@ -141,6 +141,9 @@ def _where(k: dict) -> str:
     return esc(w or "")
 
 
+KINDS_SHOWN = 100  # kinds drawn with their examples; the rest are counted in the caption
+
+
 def event_kinds(rep: dict) -> list[dict]:
     """The report's event-kind rows with their example lines (issue 19's KindRow shape), under
     either name it may carry. Kinds without examples (``matched.kinds``) are drawn by their
@@ -156,13 +159,27 @@ def _seen(k: dict, end: str) -> str:
     return str(t) if t else (f"line {line:,}" if isinstance(line, int) else "")
 
 
+def _example_ref(e: dict, links: dict[str, str]) -> str:
+    """An example line's path:line, linked to its finding when the page draws one there."""
+    path, line = e.get("path", "?"), int(e.get("line") or e.get("line_start") or 0)
+    target = links.get(f"{path}:{line}")
+    return f'<a href="#{esc(target)}">{ref(path, line)}</a>' if target else ref(path, line)
+
+
 def kinds_section(rep: dict) -> str:
     """The event kinds (template, severity, count, first and last time, where), each row
     linking to its example lines below the table."""
-    kinds = event_kinds(rep)
-    if not kinds:
+    every = event_kinds(rep)
+    if not every:
         return ""
-    rows, examples = [], []
+    kinds = every[:KINDS_SHOWN]
+    total = sum(int(k.get("count") or 0) for k in every)
+    cut = (f"; the other {len(every) - len(kinds):,} are in the JSON report (`event_kinds`)"
+           if len(every) > len(kinds) else "")
+    caption = (f'<p class="small">Ranked by code (failures first, the worst level first, then '
+               f"the biggest): <strong>{len(kinds):,} of {len(every):,} kinds shown</strong>, "
+               f"{total:,} lines in all{cut}.</p>")
+    rows, examples, links = [], [], anchors(rep)
     for i, k in enumerate(kinds, 1):
         key = str(k.get("id") or f"k{i}")
         exs = [e for e in k.get("examples") or k.get("lines") or [] if isinstance(e, dict)]
@@ -170,10 +187,10 @@ def kinds_section(rep: dict) -> str:
                      esc(k.get("severity") or ""), f'{int(k.get("count") or k.get("lines") or 0):,}',
                      esc(_seen(k, "first")), esc(_seen(k, "last")), _where(k)])
         lines = "".join(
-            f'<div class="finding" data-verified="true">'
-            f'{ref(e.get("path", "?"), int(e.get("line") or e.get("line_start") or 0))}'
+            f'<div class="finding" data-verified="true">{_example_ref(e, links)}'
             f'{_evidence(e.get("text") or e.get("evidence") or "")}</div>' for e in exs)
         examples.append(f'<div id="kind-{esc(key)}"><h3>{esc(key)} · '
                         f'{esc(k.get("template") or k.get("name") or "")}</h3>{lines}</div>')
-    return section("Event kinds", table(["Kind", "Severity", "Count", "First", "Last", "Where"],
-                                        rows, num={2}) + "".join(examples), "kinds")
+    return section("Event kinds", caption
+                   + table(["Kind", "Severity", "Count", "First", "Last", "Where"], rows,
+                           num={2}) + "".join(examples), "kinds")

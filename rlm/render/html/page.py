@@ -47,11 +47,13 @@ th{background:#f3f3f6;font-weight:600;overflow-wrap:normal}td.num,th.num{text-al
 .legend span{display:inline-flex;align-items:center;gap:.3rem}
 .legend svg{width:1.6rem;height:.9rem;border:1px solid #888}
 .bar{width:100%;height:2.4rem;display:block;border:1px solid #888}
+.bar[data-unit=bytes] .seg{stroke:#fff;stroke-width:1px;vector-effect:non-scaling-stroke}
 .fileband{width:100%;height:.9rem;display:block}
 .lane{display:grid;grid-template-columns:minmax(8rem,16rem) 1fr;gap:.5rem;align-items:center;
  border-bottom:1px dotted #e0e0e6;padding:.15rem 0}
 .lane-label{font-size:.8rem;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
 .strip{width:100%;height:1.5rem;display:block;background:#fafafa}
+.strip .mark,.strip .density{fill:#1d1d1f}
 .axis{display:grid;grid-template-columns:minmax(8rem,16rem) 1fr;gap:.5rem;font-size:.75rem;
  color:var(--muted)}
 .axis .ticks{position:relative;height:1.2rem}

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from rlm.corpus.timeparse import as_datetime, has_year, parser_for
+from rlm.render.html.axis import axis_html, fmt_time, line_label, short
 from rlm.render.html.findings import event_kinds
 from rlm.render.html.page import esc
 
@@ -121,16 +122,6 @@ def _axis_lines(rep: dict, lanes: list[Lane]) -> tuple[dict[str, int], int]:
     return offsets, max(at, 1)
 
 
-def _fmt(t: datetime, span_s: float, edge: bool) -> str:
-    if span_s < 120:
-        s = t.strftime("%H:%M:%S.%f")[:-3]
-    elif span_s < 86400:
-        s = t.strftime("%H:%M:%S")
-    else:
-        s = t.strftime("%b %d %H:%M")
-    return s + (f" {t.year}" if edge and has_year(t) and span_s >= 86400 else "")
-
-
 def _strip(lane: Lane, xs: list[tuple[float, str]]) -> str:
     """Ticks, or for a dense lane a histogram of its marks in BINS bins."""
     if len(xs) <= DENSE:
@@ -163,19 +154,22 @@ def timeline_section(rep: dict) -> str:
         t0, t1 = min(timed), max(timed)
         span = max((t1 - t0).total_seconds(), 1e-3)
         pos = {id(m): (m.time - t0).total_seconds() / span * WIDTH for m in marks}
-        ticks = [_fmt(t0 + (t1 - t0) * (i / 4), span, i in (0, 4)) for i in range(5)]
+        ticks = [fmt_time(t0 + (t1 - t0) * (i / 4), span, i in (0, 4)) for i in range(5)]
         note = ("On the log's own clock, from the first to the last line drawn. Each mark is one "
                 "line; dense lanes show how many lines fall in each slice of time.")
     else:
         offsets, total = _axis_lines(rep, lanes)
         pos = {id(m): (offsets.get(m.path, 0) + m.line - 1) / max(total - 1, 1) * WIDTH
                for m in marks}
-        ticks = [_line_label(1 + round((total - 1) * i / 4), offsets) for i in range(5)]
+        ticks = [line_label(1 + round((total - 1) * i / 4), offsets) for i in range(5)]
         why = ("Some files write times without a year and others with one, so they share no "
                "clock" if mixed else "This log has no readable times" if not timed else
                f"{len(marks) - len(timed)} of {len(marks)} marked lines have no readable time")
         note = (f"{why}: the axis is the line number"
                 + (" (the files one after another)" if len(offsets) > 1 else "") + ".")
+    if event_kinds(rep):  # a profile run recorded before rlm.corpus.lanes
+        note += (" This run was recorded before rlm kept where every line of a kind falls: "
+                 "each lane shows only the kind's example lines.")
     rows = []
     for ln in lanes:
         xs = [(pos[id(m)], f"{m.path}:{m.line}" + (f" at {m.time}" if m.time else ""))
@@ -186,28 +180,12 @@ def timeline_section(rep: dict) -> str:
         sev = f' <span class="tag">{esc(ln.severity)}</span>' if ln.severity else ""
         rows.append(f'<div class="lane" data-lane="{esc(ln.key)}"><div class="lane-label" '
                     f'title="{esc(ln.label)} ({count})"><span class="muted">{count}</span>{sev} '
-                    f'<a href="#{esc(ln.key)}">{esc(_short(ln.label))}</a></div>'
+                    f'<a href="#{esc(ln.key)}">{esc(short(ln.label))}</a></div>'
                     f"{_strip(ln, xs)}</div>")
-    axis = ('<div class="axis" aria-hidden="true"><div></div><div class="ticks">'
-            + "".join(f'<span style="left:{i * 25}%">{esc(t)}</span>' for i, t in enumerate(ticks))
-            + "</div></div>")
+    axis = axis_html(ticks)
     # the axis above and below the lanes: a long list of lanes keeps its scale in view
     return (f'<p class="small muted" data-axis="{"time" if by_time else "line"}">{esc(note)}</p>'
             + axis + "".join(rows) + (axis if len(rows) > 8 else ""))
-
-
-def _line_label(g: int, offsets: dict[str, int]) -> str:
-    """A place on the line axis: 'line 1,200', or 'file.log:200' when files follow each other."""
-    if len(offsets) <= 1:
-        return f"line {g:,}"
-    path, off = max(((p, o) for p, o in offsets.items() if o < g), key=lambda x: x[1],
-                    default=next(iter(offsets.items())))
-    return f"{path.rsplit('/', 1)[-1]}:{g - off:,}"
-
-
-def _short(text: str, width: int = 90) -> str:
-    t = " ".join(text.split())
-    return t if len(t) <= width else t[:width] + "…"
 
 
 def _bins_of_runs(runs: list, offset: int, total: int, bins: list[int]) -> int:
@@ -244,10 +222,8 @@ def matched_section(rep: dict) -> str:
                    f'fill="#1d1d1f" fill-opacity="{0.2 + 0.8 * k / top:.2f}"><title>{k:,} line'
                    f'{"s" if k != 1 else ""}</title></rect>' for i, k in enumerate(bins) if k)
     what = m.get("read_as") or m.get("what") or "the lines the answer counted"
-    ticks = [_line_label(1 + round((total - 1) * i / 4), offsets) for i in range(5)]
-    axis = ('<div class="axis" aria-hidden="true"><div></div><div class="ticks">'
-            + "".join(f'<span style="left:{i * 25}%">{esc(t)}</span>' for i, t in enumerate(ticks))
-            + "</div></div>")
+    ticks = [line_label(1 + round((total - 1) * i / 4), offsets) for i in range(5)]
+    axis = axis_html(ticks)
     return (f'<p class="small muted">{esc(what)}: every one of the {n:,} lines, by line number; '
             "darker where more of them fall.</p>"
             f'<div class="lane" data-lane="matched"><div class="lane-label">{n:,} lines</div>'

@@ -1,0 +1,96 @@
+"""The fast detectors (rlm.redact.dense: RE2 over bytes, the byte before a value consumed and
+the byte after checked in Python) find exactly what the Python patterns of rlm.redact.detect
+find, on real logs; and an IPv4-shaped version stays (issue 21, items 4 and 5)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rlm.redact import dense
+from rlm.redact import detect as D
+
+LOGS = sorted((Path(__file__).resolve().parents[2] / "evals" / "data" / "loghub").glob("*.log"))
+TRICKY = "\n".join([  # boundaries each pattern's look-arounds decide
+    "from 10.0.0.1, 10.0.0.2;10.0.0.3 x10.0.0.4 10.0.0.5x 1.2.3.4.5 .10.0.0.6 10.0.0.7.",
+    "256.1.1.1 1.2.3.255 0.0.0.0 127.0.0.1 host-10.1.2.3 [10.9.8.7]:80 ip=192.168.1.20",
+    "jane.doe@acme-corp.com x-a@b.io a@b.example.com1 _q@r.org ok@ok.org- mail:me@x.de",
+    "card 4111 1111 1111 1111 and 4111-1111-1111-1111x and 1 4111 1111 1111 1111 end",
+    "fe80::1ff:fe23:4567:890a Foo::bar ::1 2001:db8:85a3:0:0:8a2e:370:7334 a::b::c",
+])
+
+
+def _python(text: str) -> set[tuple[int, int, str]]:
+    """What the Python patterns find, checks applied as rlm.redact.detect applies them."""
+    out = {(m.start(), m.end(), "IP") for m in D._IPV4.finditer(text)
+           if not m.group().startswith("127.") and m.group() != "0.0.0.0"
+           and not dense._VERSION_BEFORE.search(text[max(0, m.start() - 24):m.start()]
+                                                .encode())}
+    out |= {(m.start(), m.end(), "IP6") for m in D._IPV6.finditer(text) if D._ipv6_ok(m.group())}
+    out |= {(m.start(), m.end(), "EMAIL") for m in D._EMAIL.finditer(text)}
+    out |= {(m.start(), m.end(), "CARD") for m in D._CARD.finditer(text) if D.is_card(m.group())}
+    return out
+
+
+def _fast(text: str) -> set[tuple[int, int, str]]:
+    data = text.encode()
+    assert len(data) == len(text)  # ASCII: byte and character offsets agree
+    nl = b"\n" + data
+    found: list = []
+    dense.ipv4(nl, found)
+    out = set(found)
+    out |= {(s, e, "IP6") for s, e in dense.ipv6(data, D._ipv6_ok)}
+    out |= {(s - 1, e - 1, "EMAIL") for s, e in dense.with_fallback("email", nl, D._EMAIL, True)}
+    out |= {(s - 1, e - 1, "CARD") for s, e in dense.with_fallback("card", nl, D._CARD, True)
+            if D._card_ok(nl[s:e])}
+    return out
+
+
+def test_the_tricky_boundaries_agree():
+    py, fast = _python(TRICKY), _fast(TRICKY)
+    assert fast == py, (sorted(py - fast), sorted(fast - py))
+    found = {TRICKY[a:b] for a, b, _ in fast}
+    assert {"10.0.0.1", "10.0.0.2", "10.0.0.3", "10.9.8.7", "192.168.1.20", "10.1.2.3",
+            "jane.doe@acme-corp.com", "4111 1111 1111 1111", "fe80::1ff:fe23:4567:890a",
+            "2001:db8:85a3:0:0:8a2e:370:7334"} <= found
+    assert not {"10.0.0.4", "10.0.0.5", "127.0.0.1", "0.0.0.0", "256.1.1.1", "::1"} & found
+
+
+@pytest.mark.parametrize("path", LOGS, ids=[p.name for p in LOGS])
+def test_the_fast_detectors_find_what_the_python_patterns_find(path):
+    text = path.read_text("ascii", "replace")
+    assert _fast(text) == _python(text)
+
+
+@pytest.mark.parametrize("line,kept", [
+    ("cpInitialize (wcp.dll version 0.0.0.6) called", "0.0.0.6"),
+    ("Package_for_KB3121255~31bf3856ad364e35~amd64~~6.1.1.0, ApplicableState: 1", "6.1.1.0"),
+    ("productID=com.google.Keystone version=1.2.8.57 xc=<KSPathExistenceChecker", "1.2.8.57"),
+    ("agent v 2.4.0.1 started; build: 10.0.19041.1", "2.4.0.1"),
+])
+def test_a_version_is_not_an_address(line, kept):
+    assert all(h.value != kept for h in D.detect(line)), D.detect(line)
+
+
+@pytest.mark.parametrize("line,ip", [
+    ("Server: 10.251.90.64 responded", "10.251.90.64"),  # 'ver' inside a word is no version
+    ("Invalid user webmaster from 173.234.31.186", "173.234.31.186"),
+    ("DHCP release 10.100.4.251 from eth1", "10.100.4.251"),
+    ("network changed: v4(en0:10.105.163.202)", "10.105.163.202"),
+])
+def test_an_address_after_other_words_is_still_redacted(line, ip):
+    assert [h.value for h in D.detect(line) if h.kind == "IP"] == [ip]
+
+
+def test_offsets_hold_next_to_non_ascii_text():
+    """The byte before a value may be the last byte of a multi-byte character: the scan reads
+    one byte at a time (Latin-1), so the value starts where it does, and maps back to its
+    characters."""
+    text = ("адрес:10.0.0.1 → jane.doe@acme-corp.com ñ 4111 1111 1111 1111 "
+            "日本 fe80::1ff:fe23:4567:890a\n€192.168.7.7")
+    hits = D.detect(text)
+    assert all(text[h.start:h.end] == h.value for h in hits)
+    assert {h.value for h in hits} >= {"10.0.0.1", "jane.doe@acme-corp.com",
+                                       "4111 1111 1111 1111", "fe80::1ff:fe23:4567:890a",
+                                       "192.168.7.7"}
