@@ -186,9 +186,8 @@ def _pattern_hits(text: str) -> list[Hit]:
 
 @lru_cache(maxsize=1)
 def _words() -> WordSet:
-    """gitleaks' keywords and the rare detectors' words, one Set (rlm.redact.blocks)."""
-    return WordSet([*rule_set().keywords(), *(w for ws in rare.LITERALS.values() for w in ws),
-                    b"@"])
+    """gitleaks' keywords and '@' (e-mail addresses), one Set (rlm.redact.blocks)."""
+    return WordSet([*rule_set().keywords(), b"@"])
 
 
 def _byte_hits(data: bytes) -> list[tuple[int, int, str]]:
@@ -204,9 +203,7 @@ def _byte_hits(data: bytes) -> list[tuple[int, int, str]]:
                 out.append((s - shift, e - shift, kind))
 
     def rare_hits(name: str, pattern, group: int):
-        lines = where.lines(rare.LITERALS[name]) if name in rare.LITERALS else \
-            shaped.get(name, ())
-        return rare.hits(pattern, data, lines, group)
+        return rare.hits(pattern, data, shaped.get(name, ()), group)
 
     for name, pattern, kind, group, check in _RARE[:4]:
         add(kind, rare_hits(name, pattern, group), check=check)
@@ -217,7 +214,7 @@ def _byte_hits(data: bytes) -> list[tuple[int, int, str]]:
     add("CARD", dense.with_fallback("card", nl, _CARD, True), 1, _card_ok)
     for name, pattern, kind, group, check in _RARE[4:]:
         add(kind, rare_hits(name, pattern, group), check=check)
-    add("IP", dense.ipv4(nl), 1)
+    dense.ipv4(nl, out)
     for a, b in shaped.get("ipv6", ()):
         add("IP", dense.ipv6(data, _ipv6_ok, a, b))
     return out
@@ -229,8 +226,8 @@ def _text_check(check):
 
 def _to_chars(enc: Encoded, found) -> list[Hit]:
     if enc.ascii:
-        text = enc.text
-        return [Hit(s, e, kind, text[s:e]) for s, e, kind in found]
+        text, new = enc.text, tuple.__new__  # a tuple made in C: thousands a log
+        return [new(Hit, (s, e, kind, text[s:e])) for s, e, kind in found]
     where = {off: 0 for s, e, _ in found for off in (s, e)}
     for off in sorted(where):  # Encoded.char is incremental in increasing order
         where[off] = enc.char(off)
@@ -267,11 +264,11 @@ _RARE = (
 def _resolve(hits: list[Hit]) -> list[Hit]:
     """Priority order: the first detector to claim a span keeps it. Hits that overlap no other
     are kept as they are; only a group of overlapping ones is resolved by priority."""
-    order = sorted((h.start, h.end, i) for i, h in enumerate(hits))
     taken: list[Hit] = []
     group: list[int] = []
     reach = -1
-    for start, end, i in order:
+    for i in sorted(range(len(hits)), key=hits.__getitem__):  # by start, then end
+        start, end = hits[i][0], hits[i][1]
         if start >= reach and group:
             if len(group) == 1:
                 taken.append(hits[group[0]])
