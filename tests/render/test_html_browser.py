@@ -193,6 +193,33 @@ def test_a_burst_and_a_silence_show_at_a_glance(browser, tmp_path):
     ctx.close()
 
 
+def test_a_real_log_has_a_lane_per_kind_on_its_own_clock(browser, tmp_path):
+    """LogHub's HDFS 2k sample: one lane per event kind; the 80 `exception while serving`
+    warnings over its 37 hours are a shaded strip (every line counted, bins summing to 80),
+    the few-line kinds have a tick per line; the axis runs from the file's first time to its
+    last, as the file writes them (`081109 203615`)."""
+    log, html = BGL.with_name("HDFS_2k.log"), tmp_path / "hdfs.html"
+    r = rlm("ask", str(log), "anomalies?", "--model", "none", "--json", "--html", str(html))
+    assert r.returncode in (0, 3), r.stderr
+    rep = json.loads(r.stdout)
+    tl = rep["timeline"]
+    ctx, page, requests = _open(browser, html)
+    assert page.locator(".lane").count() == len(rep["event_kinds"]) > 1
+    note = page.inner_text("[data-axis=time]")
+    assert f"from {tl['time']['first_seen']} to {tl['time']['last_seen']}" in note
+    assert tl["time"]["first_seen"] == "081109 203615"
+    for k in rep["event_kinds"]:
+        lane, rec = f'.lane[data-lane="kind-{k["id"]}"]', tl["kinds"][str(k["id"])]
+        if k["count"] > 60:
+            assert sum(rec["time_bins"]) == sum(rec["line_bins"]) == k["count"]
+            assert page.locator(f"{lane} path.density").count() >= 1
+        else:
+            assert page.locator(f"{lane} rect.mark").count() == k["count"] == len(rec["marks"])
+    assert any(k["count"] > 60 for k in rep["event_kinds"])
+    assert requests == [html.as_uri()]
+    ctx.close()
+
+
 def test_without_scripting_narrow_and_printed(browser, bgl_run):
     rep, html = bgl_run
     ctx, page, _ = _open(browser, html, java_script_enabled=False,

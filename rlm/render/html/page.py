@@ -59,6 +59,8 @@ th{background:#f3f3f6;font-weight:600;overflow-wrap:normal}td.num,th.num{text-al
 .axis .ticks{position:relative;height:1.2rem}
 .axis .ticks span{position:absolute;transform:translateX(-50%);white-space:nowrap}
 .axis .ticks span:first-child{transform:none}.axis .ticks span:last-child{transform:translateX(-100%)}
+.axis .ticks span.at{top:.3rem}.axis .ticks i{position:absolute;top:0;height:.35rem;border-left:1px solid #888}
+.axis .ticks:has(i){height:1.5rem}
 .finding{margin:.5rem 0 .9rem}.finding .claim{margin:.1rem 0}
 .finding.tight{margin:.1rem 0}
 .evline{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.5rem;align-items:start;
