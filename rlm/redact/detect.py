@@ -146,14 +146,8 @@ def detect(text: str, known: tuple[str, ...] | list[str] = (),
     `known`: secret values found before (in this run); they and the secrets found here are
     taken wherever they recur, first (see _recurring). `found`: `pattern_hits(text)`, when
     it was computed elsewhere (a Ray worker)."""
-    hits = _pattern_hits(text) if found is None else found
+    hits = pattern_hits(text) if found is None else found
     return _resolve(_recurring(text, hits, known) + hits)
-
-
-def pattern_hits(text: str) -> list[Hit]:
-    """The patterns' hits in `text`: the costly part of `detect`, a pure function of the text
-    alone (no run state), so it can run on any worker and give the same hits."""
-    return _pattern_hits(text)
 
 
 def _recurring(text: str, hits: list[Hit], known) -> list[Hit]:
@@ -171,10 +165,11 @@ def _recurring(text: str, hits: list[Hit], known) -> list[Hit]:
     return out
 
 
-def _pattern_hits(text: str) -> list[Hit]:
+def pattern_hits(text: str) -> list[Hit]:
     """Private-key blocks (they span lines) over the text; every other detector over its UTF-8
     bytes (rlm.redact.dense: RE2, linear), in priority order as _resolve reads it, then mapped
-    back to characters."""
+    back to characters. The costly part of `detect`, and a function of the text alone (no run
+    state): a Ray worker can compute it for the driver's Redactor."""
     hits: list[Hit] = []
     for m in (_PRIVATE_KEY_BLOCK.finditer(text) if "PRIVATE KEY" in text else ()):
         g = 1 if m.group(1) is not None else 2
