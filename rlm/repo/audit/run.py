@@ -32,7 +32,7 @@ from rlm.models.profile import is_code_only
 from rlm.repo.calls import call_task, window_chars
 from rlm.repo.candidates import is_weak_model
 from rlm.repo.corpus import RepoCorpus
-from rlm.repo.ledger import done_event
+from rlm.engine.ledger import done_event
 from rlm.repo.rounds import Rounds, StopReason, run_rounds
 from rlm.repo.facts import repo_facts
 from rlm.repo.summary import summarize_audit

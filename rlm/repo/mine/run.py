@@ -39,7 +39,8 @@ from rlm.repo.candidates import (
 from rlm.verify.claim_support import support
 from rlm.repo.corpus import RepoCorpus
 from rlm.repo.link_claims import LinkClaims
-from rlm.repo.ledger import ReadTracker, done_event
+from rlm.engine.ledger import done_event
+from rlm.repo.model_reads import ReadTracker
 from rlm.repo.summary import summarize_questions
 from rlm.repo.facts import repo_facts
 from rlm.engine.events import Gate, Plan, to_sink
