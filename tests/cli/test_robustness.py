@@ -15,6 +15,7 @@ from bisect import bisect_right
 import pytest
 
 from rlm.corpus.line_offsets import STEP, LineOffsets
+from rlm.testing import run_cli
 
 # Root reads every file; without these two capabilities it meets permissions like anyone else.
 _NO_DAC = ["setpriv", "--bounding-set=-dac_override,-dac_read_search",
@@ -23,6 +24,8 @@ _NO_DAC = ["setpriv", "--bounding-set=-dac_override,-dac_read_search",
 
 def rlm(*args, env=None, stdin=subprocess.DEVNULL, prefix=(), timeout=120, shell_input=None):
     e = dict(os.environ, **(env or {}))
+    if not prefix and stdin is subprocess.DEVNULL and shell_input is None:
+        return run_cli(*args, env=e)  # in process: a real one only where pipes or privileges matter
     cmd = [*prefix, sys.executable, "-m", "rlm.cli", *args]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=e,
                           stdin=stdin, input=shell_input)
