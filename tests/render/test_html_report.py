@@ -227,6 +227,30 @@ def test_a_log_without_times_is_drawn_on_line_numbers(tmp_path):
     assert any(abs(x - 1400 / 1999 * 1000) < 1.5 for x in xs), xs
 
 
+def test_a_search_answer_stands_on_the_whole_clock_of_its_log(tmp_path):
+    """Two error lines at 10:30 and 10:31 of a log written from 10:00 to 11:59: their marks sit
+    a quarter of the way along (the log's first to last time), not at the two ends of an axis
+    that spans only them."""
+    import re
+
+    log = tmp_path / "app.log"
+    log.write_text("".join(f"2024-05-01 {10 + i // 60:02d}:{i % 60:02d}:00 "
+                           + ("ERROR payment gateway timeout\n" if i in (30, 31) else
+                              f"INFO job {i} ok\n") for i in range(120)))
+    out = tmp_path / "g.html"
+    r = rlm("ask", str(log), 'show every line with "payment gateway"', "--model", "none",
+            "--json", "--html", str(out))
+    assert r.returncode in (0, 3), r.stderr
+    rep = json.loads(r.stdout)
+    assert rep["timeline"]["time"]["first_seen"] == "2024-05-01 10:00:00"
+    assert rep["timeline"]["time"]["last_seen"] == "2024-05-01 11:59:00"
+    page = html_lib.unescape(out.read_text("utf-8"))
+    assert "from 2024-05-01 10:00:00 to 2024-05-01 11:59:00" in page
+    timeline = page[page.index('id="timeline"'):]
+    xs = sorted(float(x) + 1 for x in re.findall(r'class="mark" x="([\d.]+)"', timeline))
+    assert len(xs) == 2 and all(abs(x - k / 119 * 1000) < 0.1 for x, k in zip(xs, (30, 31))), xs
+
+
 def test_a_folder_of_logs_on_clocks_that_do_not_meet(tmp_path):
     """BGL writes years, OpenSSH (syslog) does not: no shared clock, so the axis is the line
     number, files one after another, named in the axis labels."""
