@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+from collections import Counter
 from concurrent.futures import ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Sequence
@@ -40,9 +41,11 @@ class LocalExecutor:
     def __init__(self, workers: int | None = None):
         self.workers = workers or min(os.cpu_count() or 1, MAX_WORKERS)
         self.shards_done = 0
+        self.tasks: Counter[str] = Counter()
 
-    def run_shards(self, fn: ShardFn, shards: Sequence[Shard], args: tuple = ()
-                   ) -> list[ShardResult]:
+    def run_shards(self, fn: ShardFn, shards: Sequence[Shard], args: tuple = (),
+                   label: str = "scan") -> list[ShardResult]:
+        self.tasks[label] += len(shards)
         if len(shards) == 1 or self.workers == 1:
             out = []
             for s in shards:  # threads=2: the mask overlaps the counting in this process
@@ -71,7 +74,8 @@ class LocalExecutor:
 
     def info(self) -> ExecutorInfo:
         return ExecutorInfo("local", self.workers, 1,
-                            {"local": self.shards_done} if self.shards_done else {})
+                            {"local": self.shards_done} if self.shards_done else {},
+                            tasks=dict(self.tasks))
 
     def close(self) -> None:
         pass

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rlm.corpus.lanes import BINS, KEEP, MARKS, kind_lanes, line_clock
+from rlm.corpus.lanes import BINS, KEEP, MARKS, kind_lanes, line_clock, span_record
 from rlm.corpus.logset import LogSet
 from rlm.corpus.source import TextSource
 from rlm.corpus.templates import build_table
@@ -174,3 +174,24 @@ def test_a_folder_numbers_lines_one_file_after_another(tmp_path):
     finally:
         for s in srcs:
             s.close()
+
+
+def test_the_span_of_a_log_without_kinds(day, tmp_path):
+    """A search or a count: only the log's first and last time, read at each file's ends; a
+    folder whose files do not share a clock (a year in one, none in the other) has none."""
+    src, _, _ = day
+    rec = span_record(src)
+    assert rec["kinds"] == {} and rec["lines"] == src.line_count
+    assert (rec["time"]["first_seen"], rec["time"]["last_seen"]) == ("2024-03-05 00:00:00",
+                                                                     "2024-03-05 23:59:58")
+    dated, plain = tmp_path / "a.log", tmp_path / "b.log"
+    dated.write_text("2024-01-01 10:00:00 INFO up\n2024-01-01 10:05:00 INFO down\n")
+    plain.write_text("Jan  1 10:00:00 host sshd[1]: up\nJan  1 10:09:00 host sshd[2]: down\n")
+    srcs = [TextSource(dated), TextSource(plain)]
+    try:
+        both = span_record(LogSet(srcs))
+        assert both["time"] is None and both["no_time"]
+        assert span_record(srcs[1])["time"]["last_seen"] == "Jan  1 10:09:00"
+    finally:
+        for x in srcs:
+            x.close()

@@ -14,7 +14,7 @@ from rlm.corpus.template_scan import scan_templates
 from rlm.executor import LocalExecutor, using
 from rlm.executor.scan import count_newlines
 from rlm.executor.shard_store import ShardStore
-from rlm.executor.shards import plan_shards
+from rlm.executor.shards import plan_ranges, plan_shards
 from rlm.fixtures.log import write_log
 
 
@@ -33,6 +33,22 @@ def test_shards_start_at_line_starts_and_cover_the_file(log):
     for a, b in zip(shards, shards[1:]):
         assert a.end == b.start and data[b.start - 1:b.start] == b"\n"
     assert sum(count_newlines(str(log), s.start, s.end) for s in shards) == data.count(b"\n")
+
+
+def test_a_windows_ranges_are_cut_where_the_file_is_cut(log, monkeypatch):
+    monkeypatch.setenv("RLM_SHARD_MB", "0.3")
+    data = log.read_bytes()
+    starts = [0] + [i + 1 for i, b in enumerate(data) if b == 10][:-1]  # each line's offset
+    cuts = {s.start for s in plan_shards([str(log)])}
+    ranges = [(0, str(log), starts[99], starts[20_000]), (0, str(log), starts[30_000], len(data))]
+    got = plan_ranges(ranges, lambda _fi, off: starts.index(off))
+    assert [k for k, _ in got] == sorted(k for k, _ in got) and {k for k, _ in got} == {0, 1}
+    for k, s in got:
+        _, _, a, b = ranges[k]
+        assert a <= s.start < s.end <= b and (s.start == a or s.start in cuts)
+        assert s.line0 == starts.index(s.start)  # the lines before it, known to the plan
+    assert sum(s.bytes for _, s in got) == (starts[20_000] - starts[99]) + (len(data) - starts[30_000])
+    assert len(got) > 2
 
 
 def test_many_shards_give_the_same_table_as_one(log, monkeypatch):
