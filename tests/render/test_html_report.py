@@ -112,6 +112,18 @@ def test_a_profile_run_recorded_before_the_lanes_draws_its_examples(tmp_path):
     assert marks == sum(len(k["examples"]) for k in rep["event_kinds"])
 
 
+def test_a_lanes_record_it_cannot_read_falls_back_to_the_examples():
+    """A newer version's record, or a garbled one, is not drawn as if it were understood: the
+    lanes come from the examples, and the page says so."""
+    rep = json.loads((OLD / "ask_kinds.json").read_text("utf-8"))
+    kid = str(rep["event_kinds"][0]["id"])
+    for tl in ({"version": 2, "kinds": {kid: {"marks": [[1, None]]}}},
+               {"version": 1, "lines": 100, "kinds": {kid: {"line_bins": ["x"] * 200}}}):
+        page = html_lib.unescape(report_html({**rep, "timeline": tl}))
+        assert page.count('class="lane"') == len(rep["event_kinds"])
+        assert "each lane shows only the kind's example lines" in page
+
+
 def test_html_errors_are_one_line(tmp_path):
     log = tmp_path / "a.log"
     log.write_text("2024-01-01 10:00:00 ERROR disk full\n")

@@ -171,8 +171,11 @@ def lanes_section(rep: dict) -> str:
     kinds = [k for k in event_kinds(rep) if str(k.get("id")) in (tl or {}).get("kinds", {})]
     if tl is None or not kinds:
         return ""
-    axis = Axis(tl)
-    rows = [_lane(axis, k, tl["kinds"][str(k.get("id"))]) for k in kinds[:LANES_MAX]]
+    try:
+        axis = Axis(tl)
+        rows = [_lane(axis, k, tl["kinds"][str(k.get("id"))]) for k in kinds[:LANES_MAX]]
+    except (TypeError, ValueError, KeyError, AttributeError):
+        return ""  # a record this renderer cannot read: the examples are drawn instead
     axis_row = axis_html(axis.ticks())
     return (f'<p class="small muted" data-axis="{"time" if axis.time else "line"}">'
             f"{esc(_note(tl, axis, len(rows), len(kinds)))}</p>"
