@@ -17,6 +17,7 @@ from rlm.corpus.counter import read_blocks
 from rlm.corpus.mask import mask_block
 from rlm.corpus.severity import ERROR_RANK, severity
 from rlm.corpus.slots import slot_value
+from rlm.engine.interrupt import checkpoint
 from rlm.executor.scan import ScanResult, scan_planned, scan_shards
 from rlm.executor.shards import Shard, plan_ranges
 
@@ -114,21 +115,24 @@ def _rows(block: bytes) -> list[bytes]:
 
 
 def count_shard(path: str, start: int, end: int, threads: int, spec: CountSpec) -> CountPart:
-    """The tally of bytes [start, end) of the file (runs in a worker process or a Ray task)."""
+    """The tally of bytes [start, end) of the file (runs in this process, a worker process or
+    a Ray task). Lines are split out only where they are needed: a prefilter hit, a shape hit,
+    or a question about every line."""
     part = CountPart()
     shapes = dict(spec.shapes) if spec.shapes is not None else None
     rx = None if shapes is not None else spec.prefilter()
     for _, block in read_blocks(path, start, end, BLOCK):
-        rows = _rows(block)
+        checkpoint()  # Ctrl-C, when it runs in this process
+        n = block.count(b"\n") + (0 if block.endswith(b"\n") else 1)
         if shapes is not None:
-            _by_shape(part, rows, mask_block(block), shapes, spec.slot)
+            _by_shape(part, block, shapes, spec.slot)
         elif rx is None:
-            for i, raw in enumerate(rows):
+            for i, raw in enumerate(_rows(block)):
                 text = raw.decode("utf-8", "replace")
                 part.add(part.lines + i + 1, None, _key(spec.slot, text, None))
         else:
             _by_prefilter(part, block, rx, spec)
-        part.lines += len(rows)
+        part.lines += n
     return part
 
 
@@ -136,12 +140,14 @@ def _key(slot: str | None, text: str, kind: str | None) -> str | None:
     return slot_value(slot, text, kind) if slot else None
 
 
-def _by_shape(part: CountPart, rows: list[bytes], masked: bytes, shapes: dict[bytes, str],
+def _by_shape(part: CountPart, block: bytes, shapes: dict[bytes, str],
               slot: str | None) -> None:
-    for i, shape in enumerate(_rows(masked)):
-        kind = shapes.get(shape)
-        if kind is None:
-            continue
+    hits = [(i, k) for i, shape in enumerate(_rows(mask_block(block)))
+            if (k := shapes.get(shape)) is not None]
+    if not hits:
+        return
+    rows = _rows(block)
+    for i, kind in hits:
         text = rows[i].decode("utf-8", "replace")
         text = (text[:-1] if text.endswith("\r") else text)[:LINE_CHARS]
         part.add(part.lines + i + 1, kind, _key(slot, text, kind))
@@ -190,14 +196,14 @@ def scan_counts(src, spec: CountSpec, line_ranges: list[tuple[int, int]] | None 
     merged = _Merged(CountPart())
     if line_ranges is None:
         res = scan_shards([str(src.path)], count_shard, (spec,), merged, _merge, _skip,
-                          CountPart)
+                          CountPart, light=True)
     else:
         offs, n = src.offsets, src.line_count
         spans = [(0, str(src.path), offs[a - 1], offs[b] if b < n else src.size)
                  for a, b in line_ranges if a <= b]
         planned = plan_ranges(spans, lambda _fi, off: src.line_of_offset(off) - 1)
         res = scan_planned([s for _, s in planned], count_shard, (spec,), merged, _merge,
-                           _skip, CountPart)
+                           _skip, CountPart, light=True)
     res.table = merged.tally
     res.table.lines = sum(max(0, b - a + 1) for a, b in line_ranges) if line_ranges is not None \
         else merged.done

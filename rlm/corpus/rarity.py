@@ -125,7 +125,7 @@ def rare_candidates(sources: list[TextSource], candidates: list[str], total_line
     total = _Sum([0] * len(candidates))
     res = scan_shards([str(s.path) for s in sources if s.size], rarity_shard,
                       (tuple(candidates), limit, time.time() + budget_s), total, _merge, _skip,
-                      RarityPart, keep=False)
+                      RarityPart, keep=False, light=True)
     unsure = total.timed_out or bool(res.failed)
     return [Rarity(c, min(n, limit + 1), total_lines, n <= limit and not unsure,
                    timed_out=total.timed_out, failed=bool(res.failed))

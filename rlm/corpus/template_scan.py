@@ -128,6 +128,6 @@ def scan_window(src, line_ranges: list[tuple[int, int]], keep: int = 20,
                 {s.index: s.end == pieces[k][3] for k, s in planned})
     res = scan_planned([s for _, s in planned], count_window_shard,
                        (keep, max_templates, block), w, _merge_window, _skip_window,
-                       TemplateCounter)
+                       TemplateCounter, light=True)  # a window is small: in this process
     res.table = tc
     return res

@@ -60,10 +60,11 @@ class Executor(Protocol):
     name: str
 
     def run_shards(self, fn: ShardFn, shards: Sequence[Shard], args: tuple = (),
-                   label: str = "scan") -> list[ShardResult]:
+                   label: str = "scan", light: bool = False) -> list[ShardResult]:
         """fn over every shard; results in shard order. Raises ScanInterrupted on Ctrl-C
         (the work in flight is cancelled first), with `.finished`: the shards done by then.
-        `label`: the scan's name in the report's `tasks`."""
+        `label`: the scan's name in the report's `tasks`; `light`: a scan cheaper than
+        starting a worker process (the local executor keeps it in this process)."""
         ...
 
     def info(self) -> ExecutorInfo: ...

@@ -48,9 +48,9 @@ class LocalExecutor:
         self.tasks: Counter[str] = Counter()
 
     def run_shards(self, fn: ShardFn, shards: Sequence[Shard], args: tuple = (),
-                   label: str = "scan") -> list[ShardResult]:
+                   label: str = "scan", light: bool = False) -> list[ShardResult]:
         self.tasks[label] += len(shards)
-        if len(shards) == 1 or self.workers == 1:
+        if len(shards) == 1 or self.workers == 1 or light:
             out = []
             for s in shards:  # threads=2: the mask overlaps the counting in this process
                 value, secs = timed(fn, s.path, s.start, s.end, 2, *args)

@@ -128,7 +128,7 @@ class RayExecutor:
         self._checked.add(path)
 
     def run_shards(self, fn: ShardFn, shards: Sequence[Shard], args: tuple = (),
-                   label: str = "scan") -> list[ShardResult]:
+                   label: str = "scan", light: bool = False) -> list[ShardResult]:
         ray = self.ray
         self.tasks[label] += len(shards)
         for p in sorted({s.path for s in shards}):

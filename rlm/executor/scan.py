@@ -90,18 +90,22 @@ def count_newlines(path: str, start: int, end: int) -> int:
 def scan_shards(paths: list[str], count: Callable, args: tuple, table: Any,
                 merge: Callable[[Any, Any, Shard], None],
                 skip: Callable[[Any, Shard, int], None], part_type: type | None = None,
-                keep: bool = True) -> ScanResult:
+                keep: bool = True, light: bool = False) -> ScanResult:
     """Plan the shards of `paths`, scan them on the current executor (those a scan that did
     not finish kept are taken from the shard store), merge them in order. `part_type`: the
     class of a partial table (default: the table's own). `keep=False`: no shard store (a
-    scan whose arguments change every run, such as a deadline, would only fill it)."""
-    return scan_planned(plan_shards(paths), count, args, table, merge, skip, part_type, keep)
+    scan whose arguments change every run, such as a deadline, would only fill it).
+    `light`: a scan at C speed (a regex prefilter), for which starting worker processes costs
+    more than it saves: the local executor runs its shards in this process, one after another
+    (Ray still spreads them over the cluster)."""
+    return scan_planned(plan_shards(paths), count, args, table, merge, skip, part_type, keep,
+                        light)
 
 
 def scan_planned(shards: list[Shard], count: Callable, args: tuple, table: Any,
                  merge: Callable[[Any, Any, Shard], None],
                  skip: Callable[[Any, Shard, int], None], part_type: type | None = None,
-                 keep: bool = True) -> ScanResult:
+                 keep: bool = True, light: bool = False) -> ScanResult:
     """`scan_shards` over shards planned by the caller (rlm.executor.shards.plan_ranges: a
     time window's pieces, whose first line numbers the plan knows)."""
     out = ScanResult(table, len(shards))
@@ -116,7 +120,7 @@ def scan_planned(shards: list[Shard], count: Callable, args: tuple, table: Any,
     try:
         label = f"{count.__module__.rsplit('.', 1)[-1]}.{count.__name__}"  # for the report
         ran = ({r.shard.index: r for r in current().run_shards(
-            _confined, todo, (scope, count) + args, label=label)} if todo else {})
+            _confined, todo, (scope, count) + args, label=label, light=light)} if todo else {})
     except (ScanInterrupted, KeyboardInterrupt) as e:  # Ctrl-C: keep what finished, for resume
         for r in getattr(e, "finished", []) if keep else []:
             store.put(keys[r.shard.index], r.value)
