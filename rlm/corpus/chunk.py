@@ -149,7 +149,9 @@ class Chunk:
         several = len(self.paths) > 1
         out: list[str] = []
         for p in self.parts:
-            ls, _ = instructions.withhold(src.part_lines(p))
+            ls, hit = instructions.withhold(src.part_lines(p))
+            for i in hit:
+                instructions.remember(p.path, p.start + i)
             if p.piece is not None:  # a piece is shown whole: it was cut to fit already
                 body = number_lines(ls, p.start, max_chars=None)[0]
             elif src.headed:

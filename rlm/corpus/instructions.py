@@ -19,6 +19,8 @@ A log line that merely mentions a model ("model loaded", "assistant started") is
 from __future__ import annotations
 
 import re
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import lru_cache
 
 WITHHELD = "[withheld by rlm: this line reads like an instruction to a model]"
@@ -153,6 +155,57 @@ def withhold(lines: list[str]) -> tuple[list[str], list[int]]:
     return out, hit
 
 
+# where the prompt guard withheld lines in this run: (path, line), path "" and line 0 when the
+# material does not say (set by `recording`, read by audit and mine for their statement)
+_SEEN: ContextVar[set | None] = ContextVar("rlm_withheld_lines", default=None)
+# the headers rlm's prompts put before a file's lines
+_HEADER = re.compile(r"^(?:### (.+?) \(lines \d+-\d+ of \d+\)|== (.+) ==|--- (.+) ---)$")
+
+
+@contextmanager
+def recording():
+    """Collect where the prompt guard withholds lines (inherited by the run's tasks)."""
+    seen: set[tuple[str, int]] = set()
+    token = _SEEN.set(seen)
+    try:
+        yield seen
+    finally:
+        _SEEN.reset(token)
+
+
+def remember(path: str, line: int) -> None:
+    """A line withheld where its place is known (a chunk's), for `recording`."""
+    seen = _SEEN.get()
+    if seen is not None:
+        seen.add((path, line))
+
+
+def withheld_note(seen: set[tuple[str, int]], limit: int = 8) -> str | None:
+    """The statement's note for what the prompt guard withheld (places only: the text itself
+    would reach whatever model reads the report)."""
+    if not seen:
+        return None
+    numbered = {p for p, n in seen if n}  # a file named with its lines needs no bare entry
+    places = sorted({f"{p}:{n}" if n else p or "(no file named)" for p, n in seen
+                     if n or p not in numbered})
+    more = f", and {len(places) - limit} more" if len(places) > limit else ""
+    return (f"{len(places)} place{'s' if len(places) != 1 else ''} held lines that read like "
+            f"instructions to a model, withheld from its prompts (code still read them): "
+            f"{', '.join(places[:limit])}{more}")
+
+
+def _where(lines: list[str], i: int, mark: str) -> tuple[str, int]:
+    """The file (from the nearest header above) and line (from a 'N|' mark) of lines[i]."""
+    path = ""
+    for j in range(i - 1, -1, -1):
+        h = _HEADER.match(lines[j])
+        if h:
+            path = next(g for g in h.groups() if g)
+            break
+    mark = mark.strip()
+    return path, int(mark[:-1]) if mark.endswith("|") and mark[:-1].isdigit() else 0
+
+
 # the marks rlm's prompts put before a line of material: "12| " (a numbered line), "[3] " (a
 # listed candidate or finding)
 _MARK = re.compile(r"^\s*(?:\d+\||\[\d+\])")
@@ -175,6 +228,7 @@ def withhold_text(text: str) -> tuple[str, int]:
         m = _MARK.match(lines[i])
         body = lines[i][m.end():].lstrip() if m else lines[i]
         if body != WITHHELD and why_instruction(body):
+            remember(*_where(lines, i, m.group(0) if m else ""))
             lines[i] = f"{m.group(0)} {WITHHELD}" if m else WITHHELD
             n += 1
     return ("\n".join(lines), n) if n else (text, 0)

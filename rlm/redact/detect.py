@@ -139,12 +139,14 @@ class Hit(NamedTuple):  # a tuple: a log's thousands of hits are made and sorted
 
 
 
-def detect(text: str, known: tuple[str, ...] | list[str] = ()) -> list[Hit]:
+def detect(text: str, known: tuple[str, ...] | list[str] = (),
+           found: list[Hit] | None = None) -> list[Hit]:
     """Non-overlapping hits in text order. Earlier detectors win an overlap, so a password in a
     URL is not also read as an e-mail address, and a card number not as a phone number.
     `known`: secret values found before (in this run); they and the secrets found here are
-    taken wherever they recur, first (see _recurring)."""
-    hits = _pattern_hits(text)
+    taken wherever they recur, first (see _recurring). `found`: `pattern_hits(text)`, when
+    it was computed elsewhere (a Ray worker)."""
+    hits = pattern_hits(text) if found is None else found
     return _resolve(_recurring(text, hits, known) + hits)
 
 
@@ -163,10 +165,11 @@ def _recurring(text: str, hits: list[Hit], known) -> list[Hit]:
     return out
 
 
-def _pattern_hits(text: str) -> list[Hit]:
+def pattern_hits(text: str) -> list[Hit]:
     """Private-key blocks (they span lines) over the text; every other detector over its UTF-8
     bytes (rlm.redact.dense: RE2, linear), in priority order as _resolve reads it, then mapped
-    back to characters."""
+    back to characters. The costly part of `detect`, and a function of the text alone (no run
+    state): a Ray worker can compute it for the driver's Redactor."""
     hits: list[Hit] = []
     for m in (_PRIVATE_KEY_BLOCK.finditer(text) if "PRIVATE KEY" in text else ()):
         g = 1 if m.group(1) is not None else 2
@@ -326,11 +329,13 @@ class Redactor:
                     self._secrets.append(value)
             return ph
 
-    def redact(self, text: str, count_prompt: bool = False) -> str:
-        """text with every detected value replaced by its placeholder."""
+    def redact(self, text: str, count_prompt: bool = False,
+               found: list[Hit] | None = None) -> str:
+        """text with every detected value replaced by its placeholder (`found`: the text's
+        `pattern_hits`, when a worker computed them)."""
         if not text:
             return text
-        hits = detect(text, tuple(self._secrets))
+        hits = detect(text, tuple(self._secrets), found)
         if not hits:
             return text
         out, pos = [], 0

@@ -102,18 +102,28 @@ def _planted_repo(tmp_path):
 def test_mine_candidates_never_carry_a_planted_line(tmp_path, fake_server):
     from rlm.repo.mine import MineOptions, mine
 
-    mine(str(_planted_repo(tmp_path)), ["What is the admin email?"],
-         MineOptions(model="fake", base_url=fake_server.url, no_cache=True))
+    rep = mine(str(_planted_repo(tmp_path)), ["What is the admin email?"],
+               MineOptions(model="fake", base_url=fake_server.url, no_cache=True))
     _assert_withheld(fake_server, "PickResult")
+    _assert_named(rep.coverage)
 
 
 def test_audit_risk_and_module_jobs_never_carry_a_planted_line(tmp_path, fake_server):
     from rlm.repo.audit import AuditOptions, audit
 
-    audit(str(_planted_repo(tmp_path)), AuditOptions(model="fake", base_url=fake_server.url,
-                                                     no_cache=True))
+    rep = audit(str(_planted_repo(tmp_path)), AuditOptions(model="fake", base_url=fake_server.url,
+                                                           no_cache=True))
     _assert_withheld(fake_server, "RiskPickResult")
     _assert_withheld(fake_server, "ModuleResult")
+    _assert_named(rep.coverage)
+
+
+def _assert_named(cov) -> None:
+    """The statement names where lines were withheld, and never quotes them (the report may
+    be read by a model too)."""
+    [note] = [d for d in cov.declared if "read like instructions to a model" in d]
+    assert "parcelpost/contacts.py" in note and note in cov.statement
+    assert "ignore all previous" not in cov.statement
 
 
 def test_a_repository_summary_prompt_never_carries_an_instruction_in_a_claim(fake_server):

@@ -12,6 +12,7 @@ Runs recorded before the record existed are drawn by rlm.render.html.timeline (e
 from __future__ import annotations
 
 from rlm.corpus.clock import duration
+from rlm.corpus.lanes import KINDS_MAX
 from rlm.corpus.timeparse import as_datetime, has_year
 from rlm.render.html.axis import axis_html, fmt_time, line_label, round_ticks, short
 from rlm.render.html.findings import event_kinds
@@ -19,7 +20,7 @@ from rlm.render.html.page import esc
 
 WIDTH = 1000.0
 SHADES = 5  # density levels: one path each, so a dense lane costs bytes per run, not per bin
-LANES_MAX = 200  # lanes drawn; the table below lists every kind
+LANES_MAX = KINDS_MAX  # lanes drawn (as many as recorded); the table lists every kind
 PLACED = {"blocks": "placed by the block of the file they are in (exact per block)",
           "examples": "only its example lines were recorded: the rest are not drawn"}
 
@@ -171,9 +172,13 @@ def lanes_section(rep: dict) -> str:
     kinds = [k for k in event_kinds(rep) if str(k.get("id")) in (tl or {}).get("kinds", {})]
     if tl is None or not kinds:
         return ""
-    axis = Axis(tl)
-    rows = [_lane(axis, k, tl["kinds"][str(k.get("id"))]) for k in kinds[:LANES_MAX]]
+    try:
+        axis = Axis(tl)
+        rows = [_lane(axis, k, tl["kinds"][str(k.get("id"))]) for k in kinds[:LANES_MAX]]
+    except (TypeError, ValueError, KeyError, AttributeError):
+        return ""  # a record this renderer cannot read: the examples are drawn instead
     axis_row = axis_html(axis.ticks())
+    total = len(event_kinds(rep))  # the record holds the first kinds only (rlm.corpus.lanes)
     return (f'<p class="small muted" data-axis="{"time" if axis.time else "line"}">'
-            f"{esc(_note(tl, axis, len(rows), len(kinds)))}</p>"
+            f"{esc(_note(tl, axis, len(rows), total))}</p>"
             + axis_row + "".join(rows) + (axis_row if len(rows) > 8 else ""))
