@@ -35,6 +35,7 @@ from rlm.engine.interrupt import checkpoint
 VERSION = 1
 BINS = 200  # a lane's bins: 5 px each on a 1000 px axis
 MARKS = 60  # a kind with at most this many lines is drawn line by line
+KINDS_MAX = 200  # kinds recorded (the first of the ranking): the page draws as many lanes
 FINE = 4096  # lines whose time is read to put the others on the clock
 PROBE = 8  # an untimed line (a stack trace's): the next lines are tried for a time
 OWN_SLACK_S = 3600  # a line's own time this far from its neighbours' is a misread: not used
@@ -325,7 +326,9 @@ def span_record(src) -> dict:
 def kind_lanes(src, table, kinds: list, ranges: list[tuple[int, int]] | None = None,
                exact_max_bytes: int = EXACT_MAX_BYTES) -> dict:
     """The report's `timeline` record for these event kinds (rlm.corpus.templates.EventKind)
-    of a file or a folder's LogSet; `ranges`: a time window's lines (only those are placed)."""
+    of a file or a folder's LogSet (the first KINDS_MAX of them: the record stays small
+    however many kinds a log has); `ranges`: a time window's lines (only those are placed)."""
+    kinds = kinds[:KINDS_MAX]
     clock, no_time = line_clock(src)
     files, _ = _files(src)
     out = Bins(len(kinds), sum(f.line_count for f in files), clock)

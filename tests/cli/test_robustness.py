@@ -16,6 +16,7 @@ import pytest
 
 from rlm.corpus.line_offsets import STEP, LineOffsets
 from rlm.testing import run_cli
+from tests.cli.test_cli import one_line_error
 
 # Root reads every file; without these two capabilities it meets permissions like anyone else.
 _NO_DAC = ["setpriv", "--bounding-set=-dac_override,-dac_read_search",
@@ -29,14 +30,6 @@ def rlm(*args, env=None, stdin=subprocess.DEVNULL, prefix=(), timeout=120, shell
     cmd = [*prefix, sys.executable, "-m", "rlm.cli", *args]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=e,
                           stdin=stdin, input=shell_input)
-
-
-def one_line_error(r, code=2):
-    assert r.returncode == code, (r.returncode, r.stdout, r.stderr)
-    assert "Traceback" not in r.stderr
-    lines = [x for x in r.stderr.strip().splitlines() if x.strip()]
-    assert len(lines) == 1 and lines[0].startswith("rlm:"), r.stderr
-    return lines[0]
 
 
 def _unprivileged():

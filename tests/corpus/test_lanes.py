@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rlm.corpus.lanes import BINS, KEEP, MARKS, kind_lanes, line_clock, span_record
+from rlm.corpus.lanes import BINS, KEEP, KINDS_MAX, MARKS, kind_lanes, line_clock, span_record
 from rlm.corpus.logset import LogSet
 from rlm.corpus.source import TextSource
 from rlm.corpus.templates import build_table
@@ -195,3 +195,30 @@ def test_the_span_of_a_log_without_kinds(day, tmp_path):
     finally:
         for x in srcs:
             x.close()
+
+
+def test_the_record_keeps_the_first_kinds_only(tmp_path):
+    """However many kinds a log has, the record (and the page's lanes) holds the first
+    KINDS_MAX of the ranking; the page says how many of how many it draws."""
+    from itertools import product
+
+    from rlm.render.html import report_html
+
+    words = ["".join(w) for w in product("bcdfghjklm", repeat=3)][:KINDS_MAX + 50]
+    path = tmp_path / "many.log"
+    n = len(words)  # messages that share no word at any place: one kind each
+    path.write_text("".join(f"2024-01-01 10:{i // 60 % 60:02d}:{i % 60:02d} ERROR "
+                            + " ".join(words[(i + p * 61) % n] for p in range(4)) + "\n"
+                            for i in range(n)))
+    with TextSource(path) as src:
+        table = build_table(src)
+        assert len(table.templates) == len(words)
+        rec = kind_lanes(src, table, table.templates)
+    assert list(rec["kinds"]) == [str(k.id) for k in table.templates[:KINDS_MAX]]
+    rep = {"command": "ask", "question": "anomalies?", "corpus": {"path": "many.log"},
+           "event_kinds": [{"id": k.id, "template": k.template, "count": 1,
+                            "examples": [{"path": "many.log", "line": k.first_line, "text": ""}]}
+                           for k in table.templates], "timeline": rec}
+    page = report_html(rep)
+    assert page.count('class="lane"') == KINDS_MAX
+    assert f"The first {KINDS_MAX} of {len(words)} kinds are drawn" in page

@@ -185,6 +185,11 @@ def test_a_burst_and_a_silence_show_at_a_glance(browser, tmp_path):
         assert _drawn_at(page, retry, hour * 3600 / day) == "empty", hour
     for hour in (1, 8, 13.5, 16.5, 23):
         assert _drawn_at(page, retry, hour * 3600 / day).startswith("density"), hour
+    # the pointer on the burst: the slice's exact count and its clock
+    box = page.locator(f'.lane[data-lane="{burst}"] svg.strip').bounding_box()
+    page.mouse.move(box["x"] + box["width"] * (BURST_AT + 30) / day, box["y"] + box["height"] / 2)
+    tip = page.inner_text(".tip")
+    assert tip.startswith("500 lines, 09:5") or tip.startswith("500 lines, 10:0"), tip
     label = page.inner_text(f'.lane[data-lane="{retry}"] .lane-label')
     assert f"{len(where['retry']):,} lines" in label
     ticks = page.inner_text(".axis")

@@ -121,7 +121,8 @@ def test_a_lanes_record_it_cannot_read_falls_back_to_the_examples():
                {"version": 1, "lines": 100, "kinds": {kid: {"line_bins": ["x"] * 200}}}):
         page = html_lib.unescape(report_html({**rep, "timeline": tl}))
         assert page.count('class="lane"') == len(rep["event_kinds"])
-        assert "each lane shows only the kind's example lines" in page
+        assert "This version cannot read this run's record of where every line of a kind " \
+            "falls: each lane shows only the kind's example lines" in page
 
 
 def test_html_errors_are_one_line(tmp_path):

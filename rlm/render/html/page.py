@@ -54,6 +54,8 @@ th{background:#f3f3f6;font-weight:600;overflow-wrap:normal}td.num,th.num{text-al
 .lane-label{font-size:.8rem;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
 .strip{width:100%;height:1.5rem;display:block;background:#fafafa}
 .strip .mark,.strip .density{fill:#1d1d1f}
+.tip{position:fixed;z-index:9;background:#1d1d1f;color:#fff;font-size:.75rem;padding:.15rem .4rem;
+ pointer-events:none;white-space:nowrap}
 .axis{display:grid;grid-template-columns:minmax(8rem,16rem) 1fr;gap:.5rem;font-size:.75rem;
  color:var(--muted)}
 .axis .ticks{position:relative;height:1.2rem}
@@ -95,6 +97,22 @@ document.querySelectorAll('.ref').forEach(function(el){
   }
   el.addEventListener('click',copy);
   el.addEventListener('keydown',function(e){if(e.key==='Enter'||e.key===' '){e.preventDefault();copy()}});
+});
+// a density strip: the exact count of the slice under the pointer (scripting off: each shade's range)
+var tip=document.createElement('div');tip.className='tip';tip.hidden=true;document.body.appendChild(tip);
+document.querySelectorAll('svg.strip[data-bins]').forEach(function(s){
+  var bins=s.dataset.bins.split(',').map(Number),n=bins.length,a=Number(s.dataset.from),
+      b=Number(s.dataset.to),time=s.dataset.unit==='time',long=b-a>86400;
+  s.querySelectorAll('title').forEach(function(t){t.remove()});
+  function at(v){return time?new Date(v*1000).toISOString().replace('T',' ').slice(long?5:11,19)
+                       :'line '+Math.round(v).toLocaleString('en')}
+  s.addEventListener('mousemove',function(e){
+    var r=s.getBoundingClientRect(),i=Math.min(n-1,Math.max(0,Math.floor((e.clientX-r.left)/r.width*n)));
+    tip.textContent=bins[i].toLocaleString('en')+' line'+(bins[i]===1?'':'s')+', '+at(a+(b-a)*i/n)+' to '+at(a+(b-a)*(i+1)/n);
+    tip.hidden=false;var w=tip.offsetWidth,x=e.clientX+12;
+    tip.style.left=(x+w>innerWidth?Math.max(0,e.clientX-w-12):x)+'px';tip.style.top=(e.clientY+14)+'px';
+  });
+  s.addEventListener('mouseleave',function(){tip.hidden=true});
 });
 """
 

@@ -165,9 +165,11 @@ def timeline_section(rep: dict) -> str:
                f"{len(marks) - len(timed)} of {len(marks)} marked lines have no readable time")
         note = (f"{why}: the axis is the line number"
                 + (" (the files one after another)" if len(offsets) > 1 else "") + ".")
-    if event_kinds(rep):  # a profile run recorded before rlm.corpus.lanes
-        note += (" This run was recorded before rlm kept where every line of a kind falls: "
-                 "each lane shows only the kind's example lines.")
+    if event_kinds(rep):  # a profile run recorded before rlm.corpus.lanes, or by a newer one
+        note += (" This version cannot read this run's record of where every line of a kind "
+                 "falls" if isinstance(rep.get("timeline"), dict) else
+                 " This run was recorded before rlm kept where every line of a kind falls")
+        note += ": each lane shows only the kind's example lines."
     rows = []
     for ln in lanes:
         xs = [(pos[id(m)], f"{m.path}:{m.line}" + (f" at {m.time}" if m.time else ""))
