@@ -161,6 +161,37 @@ def speed(text: str, label: str, before, previous) -> None:
     print(line)
 
 
+def ip_dense_log(lines: int) -> str:
+    """An sshd-like log where every line holds two IPv4 addresses (seeded)."""
+    import random
+
+    rnd = random.Random(7)
+    out = []
+    for i in range(lines):
+        a = ".".join(str(rnd.randrange(1, 255)) for _ in range(4))
+        b = ".".join(str(rnd.randrange(1, 255)) for _ in range(4))
+        out.append(f"Dec 10 06:{i // 60 % 60:02d}:{i % 60:02d} gw sshd[{20000 + i}]: Accepted "
+                   f"publickey for deploy from {a} port {1024 + i % 60000} ssh2 via {b}")
+    return "\n".join(out) + "\n"
+
+
+def var_logs(limit: int = 20_000_000) -> str:
+    """The readable plain-text files under /var/log, up to `limit` bytes together."""
+    parts, total = [], 0
+    for p in sorted(Path("/var/log").rglob("*")):
+        try:
+            if not p.is_file() or p.suffix in (".gz", ".xz", ".journal") or total > limit:
+                continue
+            raw = p.read_bytes()[:5_000_000]
+        except OSError:
+            continue
+        if b"\x00" in raw[:4096]:
+            continue
+        parts.append(raw.decode("utf-8", "replace"))
+        total += len(raw)
+    return "\n".join(parts)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--lines", type=int, default=20_000)
@@ -184,6 +215,10 @@ def main() -> None:
     speed("\n".join(logs.values()), f"LogHub, {len(logs)} logs", before, previous)
     speed(texts["log"], "log fixture", before, previous)
     speed(texts["transcript"], "transcript fixture", before, previous)
+    speed(ip_dense_log(a.lines), "synthetic IP-dense log (2 addresses a line)", before, previous)
+    var = var_logs()
+    if var:
+        speed(var, "/var/log (readable text files)", before, previous)
     print(f"machine load (1 min) at the end: {os.getloadavg()[0]:.2f}")
 
 

@@ -139,13 +139,8 @@ class Chunk:
     def withheld(self) -> list[tuple[str, int, str]]:
         """(path, line, why) of the lines that read like instructions to a model: numbered_text
         shows WITHHELD in their place (rlm.corpus.instructions)."""
-        out = []
-        for p in self.parts:
-            for i, s in enumerate(self.source.part_lines(p)):
-                why = instructions.why_instruction(s)
-                if why:
-                    out.append((p.path, p.start + i, why))
-        return out
+        return [(p.path, p.start + i, why) for p in self.parts
+                for i, why in instructions.flagged(self.source.part_lines(p))]
 
     def numbered_text(self, max_line_chars: int = MAX_LINE_CHARS) -> str:
         """The material of the call: each line with its 1-based number in its file; a line that
@@ -154,7 +149,9 @@ class Chunk:
         several = len(self.paths) > 1
         out: list[str] = []
         for p in self.parts:
-            ls, _ = instructions.withhold(src.part_lines(p))
+            ls, hit = instructions.withhold(src.part_lines(p))
+            for i in hit:
+                instructions.remember(p.path, p.start + i)
             if p.piece is not None:  # a piece is shown whole: it was cut to fit already
                 body = number_lines(ls, p.start, max_chars=None)[0]
             elif src.headed:

@@ -271,33 +271,7 @@ def lines_in_block(paths: list, tc: TemplateCounter, bid: int, template: bytes) 
     return BlockReader(paths, tc).lines(bid, template)
 
 
-def count_line_ranges(src, ranges: list[tuple[int, int]], keep: int = 20,
-                      max_templates: int = 200_000) -> TemplateCounter:
-    """Only lines first..last of each range (a time window); line numbers stay the file's,
-    or a folder's global ones (`src` a LogSet: each range is cut at the files' bounds).
-    Blocks are smaller here (a window is small) and carry their times, so the time rules can
-    run on the window's own clock; each range is its own segment of that clock."""
-    tc = TemplateCounter(keep, max_templates)
-    tc.counted = 0
-    pieces = list(_file_pieces(src, ranges))
-    nbytes = sum((f.offsets[last] if last < f.line_count else f.size) - f.offsets[first - 1]
-                 for _, f, first, last, _ in pieces)
-    block = max(WINDOW_BLOCK_MIN, min(BLOCK_MAX, nbytes // WINDOWS))
-    for i, (fi, f, first, last, base) in enumerate(pieces):
-        a = f.offsets[first - 1]
-        b = f.offsets[last] if last < f.line_count else f.size
-        tc.lines = base + first - 1  # feed numbers the block's lines from here
-        tc.file, tc.seg = fi, i
-        times: dict[int, tuple[float, float]] = {}
-        for at, m in masked_blocks(timed_blocks(read_blocks(f.path, a, b, block), times), 2):
-            checkpoint(at)
-            tc.feed(m, at, times.pop(at))
-        tc.range_end[len(tc.block_line) - 1] = b
-        tc.counted += last - first + 1
-    return tc
-
-
-def _file_pieces(src, ranges: list[tuple[int, int]]):
+def file_pieces(src, ranges: list[tuple[int, int]]):
     """(file index, file, first, last in that file, global number of its line 0) per piece."""
     files = getattr(src, "sources", None)
     if files is None:

@@ -20,6 +20,9 @@ _IDENT = re.compile(r"(?<![\w-])(?=[\w.-]*\d)(?=[\w.-]*[A-Za-z])[A-Za-z0-9][\w.-
 _SNAKE = re.compile(r"(?<![\w-])[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+(?![\w-])")
 _CONST = re.compile(r"(?<![\w-])[A-Z][A-Z0-9]{3,}(?![\w-])")
 _LONGNUM = re.compile(r"(?<![\w.-])\d{4,}(?![\w.-])")
+# capitals written together are one phrase the log writes (`RECEIVED SIGNAL`, `OUT OF MEMORY`):
+# one anchor, never a word each (lines holding either word answered another question)
+_CONST_RUN = re.compile(r"(?<![\w-])[A-Z][A-Z0-9]{1,}(?: [A-Z][A-Z0-9]{1,})+(?![\w-])")
 # weaker candidates: ordinary-looking words that may still be keys (keen-jacket, userId,
 # auth.service). Only a count over the corpus can tell `keen-jacket` from `follow-up`
 # (rlm.corpus.rarity), so they become anchors only when rare there.
@@ -40,6 +43,10 @@ def extract_anchors(question: str) -> list[str]:
     ids = find_idents(rest)  # IPs, node ids, paths...: whole, before the patterns below
     found += [tok for _, _, tok, _ in ids]
     rest = blank(rest, [(a, b) for a, b, _, _ in ids])
+    phrases = [(m.start(), m.end(), m.group(0)) for m in _CONST_RUN.finditer(rest)
+               if sum(len(w) >= 3 and w not in _NOT_ANCHORS for w in m.group(0).split()) >= 2]
+    found += [p for _, _, p in phrases]
+    rest = blank(rest, [(a, b) for a, b, _ in phrases])
     for rx in (_IDENT, _SNAKE, _CONST, _LONGNUM):
         for m in rx.finditer(rest):
             tok = m.group(0).strip(".")

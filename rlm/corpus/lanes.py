@@ -35,6 +35,7 @@ from rlm.engine.interrupt import checkpoint
 VERSION = 1
 BINS = 200  # a lane's bins: 5 px each on a 1000 px axis
 MARKS = 60  # a kind with at most this many lines is drawn line by line
+KINDS_MAX = 200  # kinds recorded (the first of the ranking): the page draws as many lanes
 FINE = 4096  # lines whose time is read to put the others on the clock
 PROBE = 8  # an untimed line (a stack trace's): the next lines are tried for a time
 OWN_SLACK_S = 3600  # a line's own time this far from its neighbours' is a misread: not used
@@ -287,10 +288,47 @@ def _lane_record(src, k, lane: int, placed: str, out: Bins) -> dict:
     return rec
 
 
+def _edge_time(f, lines, parse, reader) -> tuple[float, int, str | None] | None:
+    for ln in lines:
+        text = f.line(ln, 400)
+        t = parse(text)
+        if t is not None:
+            return t, ln, reader(text)
+    return None
+
+
+def span_record(src) -> dict:
+    """The `timeline` record of a log answer without event kinds (a search, a count): the
+    log's first and last time (first and last timed line of each file), so its lanes stand
+    on the log's whole clock; no kinds. Reads a few lines at each end of each file."""
+    files, _ = _files(src)
+    ends = []
+    for f in files:
+        n = f.line_count
+        sample = [f.line(i, 400) for i in range(1, min(50, n) + 1)]
+        parse, reader = parser_for(sample), text_reader_for(sample)
+        a = _edge_time(f, range(1, min(n, PROBE) + 1), parse, reader)
+        b = _edge_time(f, range(n, max(0, n - PROBE), -1), parse, reader)
+        if a and b and b[0] >= a[0]:
+            ends += [a, b]
+    years = {has_year(as_datetime(t)) for t, _, _ in ends}
+    time = None
+    if ends and len(years) == 1:
+        (t0, _, s0), (t1, _, s1) = min(ends), max(ends)
+        if t1 > t0:
+            time = {"first": round(t0, 3), "last": round(t1, 3), "first_seen": s0, "last_seen": s1}
+    return {"version": VERSION, "bins": BINS, "lines": sum(f.line_count for f in files),
+            "files": [{"path": f.display, "lines": f.line_count} for f in files],
+            "time": time, "no_time": "" if time else "no shared clock read at the files' ends",
+            "window": False, "placed": "", "kinds": {}}
+
+
 def kind_lanes(src, table, kinds: list, ranges: list[tuple[int, int]] | None = None,
                exact_max_bytes: int = EXACT_MAX_BYTES) -> dict:
     """The report's `timeline` record for these event kinds (rlm.corpus.templates.EventKind)
-    of a file or a folder's LogSet; `ranges`: a time window's lines (only those are placed)."""
+    of a file or a folder's LogSet (the first KINDS_MAX of them: the record stays small
+    however many kinds a log has); `ranges`: a time window's lines (only those are placed)."""
+    kinds = kinds[:KINDS_MAX]
     clock, no_time = line_clock(src)
     files, _ = _files(src)
     out = Bins(len(kinds), sum(f.line_count for f in files), clock)

@@ -42,6 +42,7 @@ class Skipped:
     path: str
     reason: str  # "kind" or "kind: detail", e.g. "vendored: 12 files", "unreadable: ..."
     files: int = 1
+    bytes: int | None = None  # its size when the walker measured it (a file it looked at)
 
     @property
     def kind(self) -> str:

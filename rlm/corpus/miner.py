@@ -151,7 +151,10 @@ def _merge_group(keys: set[tuple[str, ...]],
     changed = True
     while changed and len(current) > 1:
         changed = False
-        for i in range(width):
+        # the position with the most distinct values first: a package name or an id is the
+        # variable, so a word beside it (`status installed <pkg> <ver>`) stays a constant
+        order = sorted(range(width), key=lambda j: -len({t[j] for t in current}))
+        for i in order:
             buckets: dict[tuple, set[str]] = defaultdict(set)
             for t in current:
                 buckets[t[:i] + t[i + 1:]].add(t[i])

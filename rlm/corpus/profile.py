@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from rlm.corpus.counter import BlockReader, count_line_ranges
+from rlm.corpus.counter import BlockReader
 from rlm.corpus.logset import LogSet
 from rlm.corpus.records import to_records
 from rlm.corpus.severity import ERROR_RANK, severity
 from rlm.corpus.signals import RULES, Pick, rate_rules, template_rules
 from rlm.corpus.source import TextSource
-from rlm.corpus.template_scan import scan_templates
+from rlm.corpus.template_scan import scan_templates, scan_window
 from rlm.executor.scan import FailedShard
 from rlm.corpus.templates import EventKind, TemplateTable, by_kind, settle, table_from_counter
 
@@ -101,16 +101,13 @@ def profile_log(src: TextSource | LogSet, rare_max: int | None = None, keep: int
     """One pass over the file (or each file of a folder, in time order), then the rules. A
     template is rare when seen at most `rare_max` times (default: 1 on small logs rising to 5
     at 100,000 lines, then 0.001%). Line numbers are global over a LogSet (see `locate`)."""
-    failed: list[FailedShard] = []
-    shards = reused = 0
-    timing: dict = {}
     if line_ranges is not None:  # a time window (a folder's: global line numbers)
-        shapes = count_line_ranges(src, line_ranges, keep, max_templates)
+        scan = scan_window(src, line_ranges, keep, max_templates)
     else:  # shard by shard on the run's executor, one table across a folder's files
         files = src.sources if isinstance(src, LogSet) else [src]
         scan = scan_templates([s.path for s in files], keep, max_templates)
-        shapes, failed, shards, reused = scan.table, scan.failed, scan.shards, scan.reused
-        timing = {"shard_s": scan.shard_s, "merge_s": scan.merge_s}
+    shapes, failed, shards, reused = scan.table, scan.failed, scan.shards, scan.reused
+    timing = {"shard_s": scan.shard_s, "merge_s": scan.merge_s}
     table = table_from_counter(src, shapes, exact_last=False)
     tc, canon = by_kind(shapes, table)  # the rules count event kinds, not byte shapes
     paths = [s.path for s in src.sources] if isinstance(src, LogSet) else [src.path]

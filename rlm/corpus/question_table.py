@@ -4,7 +4,7 @@
 or of the lines in `ranges` (a time window), from the event-template miner
 (rlm.corpus.templates.build_table: the header's times, host and level apart, variables as
 <*>); `lines_of(rows)` yields every line of those rows in file order, in one pass
-(`TemplateTable.assign`). rlm.pipeline.strategies.counting reads only this interface.
+(`TemplateTable.assign`), and `shapes_of(rows)` gives their masked shapes, for a shard scan. rlm.pipeline.strategies.counting reads only this interface.
 """
 
 from __future__ import annotations
@@ -32,6 +32,14 @@ class QuestionTable:
         self.rows = sorted((Row(k.id, k.template, k.count, k.first_line,
                                 k.components[0][0] if k.components else None) for k in kinds),
                            key=lambda r: (-r.count, r.first_line))
+
+    def shapes_of(self, rows: list[Row]) -> tuple[tuple[bytes, str], ...]:
+        """(masked line shape, its template) for every shape of these rows: what a shard scan
+        (rlm.corpus.count_scan) looks each masked line up in."""
+        if self.table is None:
+            return ()
+        text = {r.id: r.text for r in rows}
+        return tuple((s, text[t]) for s, t in self.table.of_shape.items() if t in text)
 
     def lines_of(self, rows: list[Row]) -> Iterator[tuple[int, str, Row]]:
         """(line number, text, row) of every line of these rows, in file order."""

@@ -36,7 +36,8 @@ _LEXICON = re.compile(
     r"\b(?:fail(?:s|ed|ure|ures|ing)?|exceptions?|refused|denied|timeouts?|timed out|"
     r"unreachable|corrupt(?:ed|ion)?|panic(?:ked)?|abort(?:s|ed|ing)?|killed|oom|"
     r"out of memory|segfault|segmentation fault|fatal|errors?|invalid|cannot|can't|unable|"
-    r"broken|crash(?:ed|es)?|lost|unavailable|rejected|overflow|deadlock|interrupted)\b",
+    r"broken|crash(?:ed|es)?|lost|unavailable|rejected|overflow|deadlock|interrupted|"
+    r"(?:nil|null) pointer(?: dereference)?|nullpointerexception)\b",
     re.I,
 )
 

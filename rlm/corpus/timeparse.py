@@ -34,7 +34,7 @@ FORMATS: list[tuple[str, re.Pattern]] = [
     ("epoch_ms", re.compile(r"(?<![\d.])(?P<ms>1\d{12})(?![\d.])")),
     ("epoch", re.compile(r"(?<![\d.:-])(?P<e>1\d{9})(?:\.(?P<f>\d{1,6}))?(?![\d:-])")),
     ("iso", re.compile(r"(?<!\d)(?P<Y>\d{4})-(?P<M>\d{2})-(?P<D>\d{2})[T ](?P<h>\d{2}):(?P<m>\d{2})"
-                       r"(?::(?P<s>\d{2})(?:[.,](?P<f>\d{1,9}))?)?(?![\d:])" + _ZONE)),
+                       r"(?::(?P<s>\d{2})(?:[.,](?P<f>\d{1,9}))?)?(?!\d|:\d)" + _ZONE)),
     ("bgl", re.compile(r"(?<!\d)(?P<Y>\d{4})-(?P<M>\d{2})-(?P<D>\d{2})-(?P<h>\d{2})\.(?P<m>\d{2})\.(?P<s>\d{2})(?:\.(?P<f>\d{1,6}))?")),
     ("slash_ymd", re.compile(r"(?<!\d)(?P<Y>\d{4})/(?P<M>\d{2})/(?P<D>\d{2})[ :T]" + _D)),
     ("apache", re.compile(r"\[\w{3} (?P<b>\w{3}) (?P<D>\d{2}) " + _D + r"(?:\.(?P<f>\d+))? (?P<Y>\d{4})\]")),

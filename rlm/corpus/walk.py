@@ -164,29 +164,29 @@ def _classify(root: Path, rel: str, result: WalkResult, large_file_bytes: int) -
         result.skipped.append(Skipped(rel, "not a regular file"))
         return
     if name in LOCK_FILES:
-        result.skipped.append(Skipped(rel, "lockfile"))
+        result.skipped.append(Skipped(rel, "lockfile", bytes=st.st_size))
         return
     if _matches(name, MINIFIED_GLOBS):
-        result.skipped.append(Skipped(rel, "minified"))
+        result.skipped.append(Skipped(rel, "minified", bytes=st.st_size))
         return
     if _matches(name, GENERATED_GLOBS):
-        result.skipped.append(Skipped(rel, "generated"))
+        result.skipped.append(Skipped(rel, "generated", bytes=st.st_size))
         return
     try:
         with open_file(abs_path) as fh:
             head = fh.read(SNIFF_BYTES)
             if is_binary(head):
-                result.skipped.append(Skipped(rel, "binary"))
+                result.skipped.append(Skipped(rel, "binary", bytes=st.st_size))
                 return
             lines = _count_lines(fh, head, st.st_size)
     except OSError as e:
         result.skipped.append(Skipped(rel, f"unreadable: {e.strerror or e}"))
         return
     if name.lower().endswith(MINIFIABLE_EXT) and lines and st.st_size / lines > MINIFIED_AVG_LINE:
-        result.skipped.append(Skipped(rel, "minified"))
+        result.skipped.append(Skipped(rel, "minified", bytes=st.st_size))
         return
     if _generated_header(head):
-        result.skipped.append(Skipped(rel, "generated"))
+        result.skipped.append(Skipped(rel, "generated", bytes=st.st_size))
         return
     result.files.append(FileEntry(rel, st.st_size, lines))
     if st.st_size > large_file_bytes:

@@ -142,6 +142,12 @@ def numbered(group: Group, limit: int = MAX_GROUP_LINES, max_chars: int = 400) -
     return "\n".join(out)
 
 
+def withheld(group: Group, limit: int = MAX_GROUP_LINES) -> list[tuple[int, str]]:
+    """(line, why) of the lines `numbered` withholds from the model."""
+    return [(ln, why) for ln in group.lines[:limit]
+            if (why := instructions.why_instruction(group.texts[ln]))]
+
+
 async def judge_group(model: Model, group: Group, question: str, budget: Budget,
                       timeout: float) -> Group:
     """One bounded call: label + short claim for the group. Raises on failure (caller records)."""

@@ -16,6 +16,8 @@ from __future__ import annotations
 from bisect import bisect_right
 from dataclasses import dataclass, field
 
+from rlm.corpus.lines import merge_ranges
+
 # most important first: a line's state is the first that claims it
 STATES = ("failed", "read", "scanned", "outside", "unread")
 MAX_SEGMENTS = 400
@@ -36,16 +38,6 @@ class Recorder:
         """The lines inside a time window, per file; the rest of those files is outside it."""
         for path, ranges in per_file.items():
             self.windows[path] = list(ranges)
-
-
-def _merged(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    out: list[tuple[int, int]] = []
-    for a, b in sorted(ranges):
-        if out and a <= out[-1][1] + 1:
-            out[-1] = (out[-1][0], max(out[-1][1], b))
-        else:
-            out.append((a, b))
-    return out
 
 
 def _inside(merged: list[tuple[int, int]], x: int) -> bool:
@@ -109,12 +101,12 @@ def file_map(path: str, lines: int, nbytes: int, rec: Recorder, failed: list,
     reasons: list[tuple[int, int, str]] = []
     mine = [c for c in failed if c.path == path and c.line_start]
     if mine:
-        layers["failed"] = _merged([(c.line_start, c.line_end) for c in mine])
+        layers["failed"] = merge_ranges([(c.line_start, c.line_end) for c in mine])
         reasons = sorted((c.line_start, c.line_end, c.reason) for c in mine)
     if rec.reads.get(path):
-        layers["read"] = _merged(rec.reads[path])
+        layers["read"] = merge_ranges(rec.reads[path])
     if path in rec.windows:  # lines outside the window: the complement of its ranges
-        inside = _merged(rec.windows[path])
+        inside = merge_ranges(rec.windows[path])
         gaps, at = [], 1
         for a, b in inside:
             if a > at:

@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
+from rlm.engine.events import UnitDone
 from rlm.engine.outcomes import Status
 from rlm.schemas.report import Coverage, FailedChunk
 
@@ -104,6 +105,13 @@ def unit_of(unit_id: str, parts: list[tuple[str, int, int]]) -> Unit:
     if len(parts) == 1:
         return Unit(unit_id, *parts[0])
     return Unit(unit_id, f"{len(parts)} files")
+
+
+def done_event(job, outcome, budget) -> UnitDone:
+    """A job (anything with ``id`` and ``shown()``) ended: the typed event for every sink."""
+    unit = unit_of(job.id, ranges_of((p, n) for p, a, b in job.shown()
+                                           for n in (a, b)))
+    return UnitDone.of(unit, outcome.status, outcome.reason, budget.usage)
 
 
 def is_complete(cov: Coverage, dry_run: bool = False) -> bool:

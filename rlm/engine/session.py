@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from contextlib import asynccontextmanager
+from contextlib import ExitStack, asynccontextmanager
 from typing import Any, AsyncIterator, Awaitable, Callable
 
 import anyio
@@ -98,21 +98,26 @@ class Session:
         try:
             with scanctl.controlled(on_interrupt, handle_sigint=handle_sigint,
                                     on_progress=lambda w, d, t: s.emit(Scan(w, d, t))), \
-                    executor.opened(opts.executor, opts.ray_address, say=say_stderr) as ex:
-                s.executor = ex
-                if path and path != "-" and hasattr(ex, "check_path"):
-                    ex.check_path(path)  # every Ray node must read the corpus: before any work
+                    ExitStack() as stack:
+                executor.precheck(opts.executor, opts.ray_address)  # a bad name: exit 2 now
                 if model is None:
-                    model = _resolve(opts.model, opts, ex)
+                    model = _resolve(opts.model, opts)
                 if opts.sub_model:
-                    sub = _resolve(opts.sub_model, opts, ex)
+                    sub = _resolve(opts.sub_model, opts)
                 window.check_question([model, sub], question, opts.usable_fraction)
-                if own and not opts.dry_run:  # the server first, then the (maybe huge) corpus
+                if own and not opts.dry_run:  # the server first, then Ray, then the corpus
                     with pre:
                         await check_endpoints(model)
                         if sub is not None:
                             await check_endpoints(sub)
                     scanctl.checkpoint()
+                s.executor = ex = stack.enter_context(
+                    executor.opened(opts.executor, opts.ray_address, say=say_stderr))
+                if path and path != "-" and hasattr(ex, "check_path"):
+                    ex.check_path(path)  # every Ray node must read the corpus: before any work
+                if own:
+                    model, sub = _placed(model, opts.model, opts, ex), _placed(
+                        sub, opts.sub_model, opts, ex)
                 if prepare is not None:
                     await prepare()
                 # redaction wraps the cache, so the cache only ever sees redacted prompts
@@ -148,15 +153,22 @@ def say_stderr(msg: str) -> None:
     print(f"rlm: {msg}", file=sys.stderr)
 
 
-def _resolve(spec: str | None, opts: RunOptions, ex=None) -> Model:
+def _resolve(spec: str | None, opts: RunOptions) -> Model:
     from rlm.models.registry import resolve_model
 
-    m = resolve_model(spec, opts.base_url, opts.api_key, timeout=opts.timeout)
-    if getattr(ex, "name", "local") == "ray":  # its requests from Ray workers, under the cache
+    return resolve_model(spec, opts.base_url, opts.api_key, timeout=opts.timeout)
+
+
+def _placed(m: Model | None, spec: str | None, opts: RunOptions, ex) -> Model | None:
+    """The model as the run calls it: on Ray, its requests sent from Ray workers; then the
+    call cache (rlm/store) over it, on either executor."""
+    if m is None:
+        return None
+    if getattr(ex, "name", "local") == "ray":
         from rlm.executor.ray_calls import remote_model
 
         m = remote_model(m, spec, opts.base_url, opts.api_key, opts.timeout)
-    return store.wrap_model(m, opts)  # the call cache (rlm/store)
+    return store.wrap_model(m, opts)
 
 
 Emit = Callable[[Event], None]

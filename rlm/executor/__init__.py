@@ -18,7 +18,7 @@ from rlm.executor.local import LocalExecutor
 from rlm.executor.shards import Shard, plan_shards
 
 __all__ = ["Executor", "ExecutorInfo", "LocalExecutor", "Shard", "ShardResult", "choose",
-           "current", "open_executor", "opened", "plan_shards"]
+           "current", "open_executor", "opened", "plan_shards", "precheck"]
 
 NAMES = ("local", "ray")
 
@@ -43,6 +43,23 @@ def choose(name: str | None = None) -> str:
                                  f"(known: {', '.join(NAMES)})")
             return v
     return "local"
+
+
+def precheck(name: str | None = None, address: str | None = None) -> str:
+    """The executor's name, checked without starting anything: an unknown name, Ray without
+    its extra, or --ray-address without Ray is a usage error before the model check and the
+    corpus (Ray itself starts only after the model server answered)."""
+    which = choose(name)
+    if which == "ray":
+        import importlib.util
+
+        if importlib.util.find_spec("ray") is None:
+            from rlm.executor.ray_cluster import RAY_EXTRA_HINT
+
+            raise UsageError(f"--executor ray needs the ray extra: {RAY_EXTRA_HINT}")
+    elif address:
+        raise UsageError("--ray-address needs --executor ray")
+    return which
 
 
 def open_executor(name: str | None = None, address: str | None = None,

@@ -48,20 +48,23 @@ class ExecutorInfo:
     nodes: int
     shards_per_node: dict[str, int] = field(default_factory=dict)
     started_local: bool = False  # Ray: no cluster given, a local instance was started
+    tasks: dict[str, int] = field(default_factory=dict)  # what ran off the driver: kind -> tasks
 
     def as_dict(self) -> dict:
         return {"name": self.name, "workers": self.workers, "nodes": self.nodes,
                 "shards_per_node": dict(self.shards_per_node),
-                "started_local": self.started_local}
+                "started_local": self.started_local, "tasks": dict(self.tasks)}
 
 
 class Executor(Protocol):
     name: str
 
-    def run_shards(self, fn: ShardFn, shards: Sequence[Shard], args: tuple = ()
-                   ) -> list[ShardResult]:
+    def run_shards(self, fn: ShardFn, shards: Sequence[Shard], args: tuple = (),
+                   label: str = "scan", light: bool = False) -> list[ShardResult]:
         """fn over every shard; results in shard order. Raises ScanInterrupted on Ctrl-C
-        (the work in flight is cancelled first), with `.finished`: the shards done by then."""
+        (the work in flight is cancelled first), with `.finished`: the shards done by then.
+        `label`: the scan's name in the report's `tasks`; `light`: a scan cheaper than
+        starting a worker process (the local executor keeps it in this process)."""
         ...
 
     def info(self) -> ExecutorInfo: ...

@@ -2,13 +2,16 @@
 
 One shard runs here, with two mask threads. Several run in worker processes (forkserver), at
 most one per core and MAX_WORKERS in all: the mask and the counting hold the GIL too often for
-threads to scale. Ctrl-C stops the workers at once and raises ScanInterrupted.
+threads to scale. A worker that dies breaks its pool: the shards it took down with it run once
+more in a new pool (as Ray runs a task once more); a shard that fails again is named by the
+caller. Ctrl-C stops the workers at once and raises ScanInterrupted.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
+from collections import Counter
 from concurrent.futures import ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Sequence
@@ -18,6 +21,8 @@ from rlm.executor.shards import Shard
 from rlm.engine.interrupt import ScanInterrupted, checkpoint
 
 MAX_WORKERS = 4
+DIED = "its worker process died"
+DIED_TWICE = "its worker process died, twice (retried once)"
 
 
 def _worker_init() -> None:
@@ -40,16 +45,35 @@ class LocalExecutor:
     def __init__(self, workers: int | None = None):
         self.workers = workers or min(os.cpu_count() or 1, MAX_WORKERS)
         self.shards_done = 0
+        self.tasks: Counter[str] = Counter()
 
-    def run_shards(self, fn: ShardFn, shards: Sequence[Shard], args: tuple = ()
-                   ) -> list[ShardResult]:
-        if len(shards) == 1 or self.workers == 1:
+    def run_shards(self, fn: ShardFn, shards: Sequence[Shard], args: tuple = (),
+                   label: str = "scan", light: bool = False) -> list[ShardResult]:
+        self.tasks[label] += len(shards)
+        if len(shards) == 1 or self.workers == 1 or light:
             out = []
             for s in shards:  # threads=2: the mask overlaps the counting in this process
                 value, secs = timed(fn, s.path, s.start, s.end, 2, *args)
                 out.append(ShardResult(s, value, seconds=secs))
             self.shards_done += len(out)
             return out
+        out = self._pool(fn, shards, args)
+        again = [r.shard for r in out if r.error == DIED]
+        if again:  # a worker died, and the pool with it: those shards once more, in a new pool
+            try:
+                redo = {r.shard.index: r for r in self._pool(fn, again, args)}
+            except ScanInterrupted as e:  # what the first pool finished is kept for resume too
+                e.finished = [r for r in out if r.ok] + list(getattr(e, "finished", []))
+                raise
+            out = [redo.get(r.shard.index, r) for r in out]
+            for r in redo.values():
+                if not r.ok and r.error == DIED:
+                    r.error = DIED_TWICE
+        self.shards_done += len(out)
+        return out
+
+    def _pool(self, fn: ShardFn, shards: Sequence[Shard], args: tuple) -> list[ShardResult]:
+        """The shards in worker processes (one per core at most); Ctrl-C stops them at once."""
         ctx = multiprocessing.get_context("forkserver")
         n = min(self.workers, len(shards))
         with ProcessPoolExecutor(n, mp_context=ctx, initializer=_worker_init) as ex:
@@ -65,13 +89,12 @@ class LocalExecutor:
                 for p in list(getattr(ex, "_processes", {}).values()):  # stop the workers now
                     p.terminate()
                 raise
-            out = [_result(s, f) for s, f in zip(shards, futs)]
-        self.shards_done += len(out)
-        return out
+            return [_result(s, f) for s, f in zip(shards, futs)]
 
     def info(self) -> ExecutorInfo:
         return ExecutorInfo("local", self.workers, 1,
-                            {"local": self.shards_done} if self.shards_done else {})
+                            {"local": self.shards_done} if self.shards_done else {},
+                            tasks=dict(self.tasks))
 
     def close(self) -> None:
         pass
@@ -82,6 +105,6 @@ def _result(shard: Shard, fut) -> ShardResult:
         value, secs = fut.result()
         return ShardResult(shard, value, seconds=secs)
     except BrokenProcessPool:
-        return ShardResult(shard, error="its worker process died")
+        return ShardResult(shard, error=DIED)
     except OSError as e:
         return ShardResult(shard, error=f"{type(e).__name__}: {e.strerror or e}")

@@ -24,7 +24,7 @@ from typing import Any
 from rlm.errors import BudgetExhausted, RlmError
 from rlm.models.base import Completion, Limits, request_guard
 
-_GATE: dict[str, Any] = {}  # the driver's RequestGate actor (by Ray job), made on first use
+_GATE: dict[tuple, Any] = {}  # the driver's RequestGate actor (by Ray session), made on first use
 _LOOP: asyncio.AbstractEventLoop | None = None  # a worker's own loop (its models' clients live on it)
 _MODELS: dict[tuple, Any] = {}  # models built in this worker, by spec
 
@@ -69,7 +69,8 @@ class RequestGate:
 def gate():
     import ray
 
-    job = ray.get_runtime_context().get_job_id()  # a new Ray session needs a new actor
+    ctx = ray.get_runtime_context()  # a new Ray session needs a new actor: job ids restart
+    job = (ctx.get_job_id(), ctx.get_node_id())  # at 1 in each session, node ids do not
     g = _GATE.get(job)
     if g is None:
         _GATE.clear()
@@ -148,6 +149,7 @@ class RemoteModel:
         task = ray.remote(_remote_complete).options(max_retries=1, retry_exceptions=False,
                                                     num_cpus=self._num_cpus)
         ref = task.remote(self._build, messages, schema, limits, schema_name, g, tid)
+        _count_task()
         try:
             comp, deltas = await _serve(ref, g, tid, request_guard.get())
         except BaseException:
@@ -163,6 +165,15 @@ class RemoteModel:
 
     async def aclose(self) -> None:
         await self.inner.aclose()
+
+
+def _count_task() -> None:
+    """One more model call sent from a worker, in the report's `tasks`."""
+    from rlm.executor import current
+
+    tasks = getattr(current(), "tasks", None)
+    if tasks is not None:
+        tasks["model calls"] += 1
 
 
 async def _serve(ref, g, tid: str, guard) -> tuple[Completion, list | None]:

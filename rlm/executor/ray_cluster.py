@@ -78,6 +78,8 @@ class RayExecutor:
         env = os.environ.get("RLM_RAY_WORKERS", "").strip()  # tasks in flight (tests, benchmarks)
         self.workers = max(1, workers or (int(env) if env.isdigit() else 0) or cpus)
         self.per_node: Counter[str] = Counter()
+        self.tasks: Counter[str] = Counter()  # what ran on the workers, by kind
+        self._remote: dict[Any, Any] = {}
         self._node_names = {n["NodeID"]: _node_name(n, nodes) for n in nodes}
         self._checked: set[str] = set()
 
@@ -125,9 +127,10 @@ class RayExecutor:
                                  "same path)")
         self._checked.add(path)
 
-    def run_shards(self, fn: ShardFn, shards: Sequence[Shard], args: tuple = ()
-                   ) -> list[ShardResult]:
+    def run_shards(self, fn: ShardFn, shards: Sequence[Shard], args: tuple = (),
+                   label: str = "scan", light: bool = False) -> list[ShardResult]:
         ray = self.ray
+        self.tasks[label] += len(shards)
         for p in sorted({s.path for s in shards}):
             self.check_path(p)
         task = ray.remote(_run_shard).options(max_retries=1, retry_exceptions=False,
@@ -154,6 +157,27 @@ class RayExecutor:
             raise
         return [results[s.index] for s in shards]
 
+    async def offload(self, label: str, fn, *args) -> Any:
+        """fn(*args) as one Ray task (run once more if its worker dies), awaited without
+        blocking the driver's loop; None when it still fails (the caller then does it here)."""
+        import asyncio
+
+        ray = self.ray
+        remote = self._remote.get(fn)
+        if remote is None:
+            remote = self._remote[fn] = ray.remote(fn).options(
+                max_retries=1, retry_exceptions=False, num_cpus=1)
+        ref = remote.remote(*args)
+        try:
+            value = await asyncio.wrap_future(ref.future())
+        except ray.exceptions.RayError:
+            return None
+        except BaseException:
+            ray.cancel(ref, force=True)
+            raise
+        self.tasks[label] += 1
+        return value
+
     def _outcome(self, shard: Shard, ref) -> ShardResult:
         ray = self.ray
         try:
@@ -171,7 +195,7 @@ class RayExecutor:
 
     def info(self) -> ExecutorInfo:
         return ExecutorInfo("ray", self.workers, len(self.alive_nodes()), dict(self.per_node),
-                            self.started_local)
+                            self.started_local, dict(self.tasks))
 
     def close(self) -> None:
         if self.owns and self.ray.is_initialized():

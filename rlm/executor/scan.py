@@ -89,33 +89,46 @@ def count_newlines(path: str, start: int, end: int) -> int:
 
 def scan_shards(paths: list[str], count: Callable, args: tuple, table: Any,
                 merge: Callable[[Any, Any, Shard], None],
-                skip: Callable[[Any, Shard, int], None], part_type: type | None = None
-                ) -> ScanResult:
+                skip: Callable[[Any, Shard, int], None], part_type: type | None = None,
+                keep: bool = True, light: bool = False) -> ScanResult:
     """Plan the shards of `paths`, scan them on the current executor (those a scan that did
     not finish kept are taken from the shard store), merge them in order. `part_type`: the
-    class of a partial table (default: the table's own)."""
-    shards = plan_shards(paths)
+    class of a partial table (default: the table's own). `keep=False`: no shard store (a
+    scan whose arguments change every run, such as a deadline, would only fill it).
+    `light`: a scan at C speed (a regex prefilter), for which starting worker processes costs
+    more than it saves: the local executor runs its shards in this process, one after another
+    (Ray still spreads them over the cluster)."""
+    return scan_planned(plan_shards(paths), count, args, table, merge, skip, part_type, keep,
+                        light)
+
+
+def scan_planned(shards: list[Shard], count: Callable, args: tuple, table: Any,
+                 merge: Callable[[Any, Any, Shard], None],
+                 skip: Callable[[Any, Shard, int], None], part_type: type | None = None,
+                 keep: bool = True, light: bool = False) -> ScanResult:
+    """`scan_shards` over shards planned by the caller (rlm.executor.shards.plan_ranges: a
+    time window's pieces, whose first line numbers the plan knows)."""
     out = ScanResult(table, len(shards))
     if not shards:
         return out
     store = ShardStore(part_type or type(table))  # partial tables of this type, nothing else
-    keys = {s.index: shard_key(count, s, args) for s in shards}
-    kept = {s.index: v for s in shards if (v := store.get(keys[s.index])) is not None}
+    keys = {s.index: shard_key(count, s, args) for s in shards} if keep else {}
+    kept = {s.index: v for s in shards if keep and (v := store.get(keys[s.index])) is not None}
     todo = [s for s in shards if s.index not in kept]
     # a worker opens beneath the same roots as the driver (MCP), and reads its spool files
     scope = (beneath.current(), beneath.owned())
     try:
-        ran = ({r.shard.index: r for r in current().run_shards(_confined, todo,
-                                                               (scope, count) + args)}
-               if todo else {})
+        label = f"{count.__module__.rsplit('.', 1)[-1]}.{count.__name__}"  # for the report
+        ran = ({r.shard.index: r for r in current().run_shards(
+            _confined, todo, (scope, count) + args, label=label, light=light)} if todo else {})
     except (ScanInterrupted, KeyboardInterrupt) as e:  # Ctrl-C: keep what finished, for resume
-        for r in getattr(e, "finished", []):
+        for r in getattr(e, "finished", []) if keep else []:
             store.put(keys[r.shard.index], r.value)
         raise
     out.reused = len(kept)
     first_line: dict[int, int] = {}  # file index -> lines of that file merged so far
     for s in shards:
-        before = first_line.get(s.file, 0)
+        before = first_line.get(s.file, 0) if s.line0 is None else s.line0
         r = ran.get(s.index) or ShardResult(s, kept[s.index], node="shard store")
         if r.ok:
             t = time.perf_counter()
@@ -129,7 +142,8 @@ def scan_shards(paths: list[str], count: Callable, args: tuple, table: Any,
         skip(table, s, n)
         first_line[s.file] = before + n
         out.failed.append(FailedShard(s, r.error or "failed", before + 1, before + n))
-    _keep_for_resume(store, keys, ran, kept, whole=not out.failed)
+    if keep:
+        _keep_for_resume(store, keys, ran, kept, whole=not out.failed)
     return out
 
 

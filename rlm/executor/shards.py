@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass
+from typing import Callable
 
 from rlm.corpus.beneath import open_file
 
@@ -26,6 +27,7 @@ class Shard:
     path: str
     start: int
     end: int
+    line0: int | None = None  # lines of its file before it, when the plan knows (a window's)
 
     @property
     def id(self) -> str:
@@ -74,3 +76,23 @@ def plan_shards(paths: list[str], shard_bytes: int | None = None,
         for a, b in ranges:
             shards.append(Shard(len(shards), fi, str(p), a, b))
     return shards
+
+
+def plan_ranges(ranges: list[tuple[int, str, int, int]], line_at: Callable[[int, int], int]
+                ) -> list[tuple[int, Shard]]:
+    """Shards of some byte ranges of files (a time window's lines), each with the index of
+    its range: a range is cut where the whole file's plan cuts, so a window's shards are
+    pieces of the file's own shards, the same on every executor. `ranges`: (file index, path,
+    start, end), every start a line start; `line_at(file, offset)`: that file's lines before
+    `offset`."""
+    plans: dict[str, list[tuple[int, int]]] = {}
+    out: list[tuple[int, Shard]] = []
+    for k, (fi, path, a, b) in enumerate(ranges):
+        cuts = plans.get(str(path))
+        if cuts is None:
+            cuts = plans[str(path)] = [(s.start, s.end) for s in plan_shards([path])]
+        for s, e in cuts:
+            lo, hi = max(a, s), min(b, e)
+            if lo < hi:
+                out.append((k, Shard(len(out), fi, str(path), lo, hi, line_at(fi, lo))))
+    return out

@@ -9,9 +9,12 @@ from rlm.engine.estimate import fill_seconds
 from rlm.models.endpoints import endpoint_usage
 from rlm.models.none import NOTICE as NO_MODEL_NOTICE
 from rlm.models.profile import profile_of
+from rlm.corpus.lanes import span_record
+from rlm.corpus.logset import LogSet
 from rlm.engine import covmap, ledger
 from rlm.schemas.report import CorpusInfo, EvidenceCounts, GateInfo, Report, UsageInfo
 from rlm.pipeline.strategies.base import Context, Result
+
 
 COMPLETION_TOKENS_PER_CALL = 80  # a third of a call's max_tokens, as measured on the recipes
 
@@ -37,6 +40,8 @@ def build(ctx: Context, res: Result) -> Report:
         rep.reduce = res.reduce
     rep.event_kinds = res.event_kinds  # rlm.corpus.anomalies (profile runs)
     rep.timeline = res.timeline  # rlm.corpus.lanes (profile runs)
+    if rep.timeline is None and rep.corpus.kind == "log" and not s.opts.dry_run:
+        rep.timeline = log_span(ctx.corpus.sources)  # other log answers: the whole clock
     rep.aggregate = getattr(res, "aggregate", None)  # rlm.pipeline.aggregate_map (counting questions)
     rep.matched = res.matched
     # how code read the question (an aggregate's records are read by a model: not said here)
@@ -86,3 +91,10 @@ def build(ctx: Context, res: Result) -> Report:
     lead = [p for p in (head, res.model_answer, stop) if p]
     rep.answer = "\n\n".join(p for p in [*lead, rep.read_as, *body] if p)
     return rep
+
+
+def log_span(sources: list) -> dict | None:
+    """The log's first and last time for the timeline's axis (rlm.corpus.lanes.span_record)."""
+    if not sources:
+        return None
+    return span_record(sources[0] if len(sources) == 1 else LogSet(sources))

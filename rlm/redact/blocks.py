@@ -88,21 +88,3 @@ class Presence:
             else:
                 out.append((a, b))
         return out
-
-    def lines(self, words: Iterable[bytes]) -> list[tuple[int, int]]:
-        """(start, end) byte ranges of the lines that hold any of the words, in order."""
-        data, low = self.data, self.low
-        starts: set[int] = set()
-        for w in words:
-            for bi in self._found.get(self.words.index[w], ()):
-                a, b = self.blocks[bi]
-                i = low.find(w, a, b)
-                while i >= 0:
-                    starts.add(data.rfind(b"\n", 0, i) + 1)
-                    e = data.find(b"\n", i)
-                    i = low.find(w, e + 1, b) if e >= 0 else -1
-        out = []
-        for s in sorted(starts):
-            e = data.find(b"\n", s)
-            out.append((s, len(data) if e < 0 else e))
-        return out

@@ -85,33 +85,31 @@ def after_ok(data: bytes, e: int, *, dot_digit: bool = False, dash: bool = False
     return not (dot_digit and c == 0x2E and e + 1 < len(data) and data[e + 1] in _DIGITS)
 
 
-def ipv4(data: bytes) -> Iterator[tuple[int, int]]:
-    """_IPV4 less loopback, 0.0.0.0 and versions. When the byte after fails, no other match
-    starts inside the value: every position there follows a digit or a dot."""
+def ipv4(nl: bytes, out: list, kind: str = "IP") -> None:
+    """_IPV4 less loopback, 0.0.0.0 and versions, appended to `out` as (start, end, kind) in
+    the text's bytes (nl: the text with a newline in front). When the byte after fails, no
+    other match starts inside the value: every position there follows a digit or a dot. (One
+    loop, spans() and the checks inlined: it runs once per address, 40,000 times on 2 MB of
+    an sshd log.)"""
     import re2
 
-    raw, anchor, pos, n = compiled("ipv4")._regexp, re2._Anchor.UNANCHORED, 0, len(data)
-    while True:  # spans(), inlined: this loop runs once per address of a log
-        s, e = raw.Match(anchor, data, pos, n)[0]
+    raw, anchor, pos, n = compiled("ipv4")._regexp, re2._Anchor.UNANCHORED, 0, len(nl)
+    match, word, digits, append = raw.Match, _WORD, _DIGITS, out.append
+    while True:
+        s, e = match(anchor, nl, pos, n)[0]
         if s < 0:
             return
         pos, s = e, s + 1
-        if e < n and (data[e] in _WORD or (data[e] == 0x2E and e + 1 < n
-                                            and data[e + 1] in _DIGITS)):
+        if e < n and (nl[e] in word or (nl[e] == 0x2E and e + 1 < n and nl[e + 1] in digits)):
             continue
-        if data.startswith(b"127.", s) or data[s:e] == b"0.0.0.0":
+        if nl.startswith(b"127.", s) or nl[s:e] == b"0.0.0.0":
             continue
-        if _maybe_version(data, s) and _VERSION_BEFORE.search(data, max(0, s - 24), s):
+        i = s - 1  # past spaces, ':' and '=': could a version word end here?
+        while i > 0 and nl[i] in b" \t:=":
+            i -= 1
+        if nl[i] in b"nNrRvVdDeE~" and _VERSION_BEFORE.search(nl, max(0, s - 24), s):
             continue
-        yield s, e
-
-
-def _maybe_version(data: bytes, s: int) -> bool:
-    """The last byte before the value, past spaces, ':' and '=', could end a version word."""
-    i = s - 1
-    while i > 0 and data[i] in b" \t:=":
-        i -= 1
-    return data[i] in b"nNrRvVdDeE~"
+        append((s - 1, e - 1, kind))
 
 
 def ipv6(data: bytes, ok: Callable[[str], bool], start: int = 0, end: int | None = None

@@ -139,12 +139,14 @@ class Hit(NamedTuple):  # a tuple: a log's thousands of hits are made and sorted
 
 
 
-def detect(text: str, known: tuple[str, ...] | list[str] = ()) -> list[Hit]:
+def detect(text: str, known: tuple[str, ...] | list[str] = (),
+           found: list[Hit] | None = None) -> list[Hit]:
     """Non-overlapping hits in text order. Earlier detectors win an overlap, so a password in a
     URL is not also read as an e-mail address, and a card number not as a phone number.
     `known`: secret values found before (in this run); they and the secrets found here are
-    taken wherever they recur, first (see _recurring)."""
-    hits = _pattern_hits(text)
+    taken wherever they recur, first (see _recurring). `found`: `pattern_hits(text)`, when
+    it was computed elsewhere (a Ray worker)."""
+    hits = pattern_hits(text) if found is None else found
     return _resolve(_recurring(text, hits, known) + hits)
 
 
@@ -163,10 +165,11 @@ def _recurring(text: str, hits: list[Hit], known) -> list[Hit]:
     return out
 
 
-def _pattern_hits(text: str) -> list[Hit]:
+def pattern_hits(text: str) -> list[Hit]:
     """Private-key blocks (they span lines) over the text; every other detector over its UTF-8
     bytes (rlm.redact.dense: RE2, linear), in priority order as _resolve reads it, then mapped
-    back to characters."""
+    back to characters. The costly part of `detect`, and a function of the text alone (no run
+    state): a Ray worker can compute it for the driver's Redactor."""
     hits: list[Hit] = []
     for m in (_PRIVATE_KEY_BLOCK.finditer(text) if "PRIVATE KEY" in text else ()):
         g = 1 if m.group(1) is not None else 2
@@ -186,9 +189,8 @@ def _pattern_hits(text: str) -> list[Hit]:
 
 @lru_cache(maxsize=1)
 def _words() -> WordSet:
-    """gitleaks' keywords and the rare detectors' words, one Set (rlm.redact.blocks)."""
-    return WordSet([*rule_set().keywords(), *(w for ws in rare.LITERALS.values() for w in ws),
-                    b"@"])
+    """gitleaks' keywords and '@' (e-mail addresses), one Set (rlm.redact.blocks)."""
+    return WordSet([*rule_set().keywords(), b"@"])
 
 
 def _byte_hits(data: bytes) -> list[tuple[int, int, str]]:
@@ -204,9 +206,7 @@ def _byte_hits(data: bytes) -> list[tuple[int, int, str]]:
                 out.append((s - shift, e - shift, kind))
 
     def rare_hits(name: str, pattern, group: int):
-        lines = where.lines(rare.LITERALS[name]) if name in rare.LITERALS else \
-            shaped.get(name, ())
-        return rare.hits(pattern, data, lines, group)
+        return rare.hits(pattern, data, shaped.get(name, ()), group)
 
     for name, pattern, kind, group, check in _RARE[:4]:
         add(kind, rare_hits(name, pattern, group), check=check)
@@ -217,7 +217,7 @@ def _byte_hits(data: bytes) -> list[tuple[int, int, str]]:
     add("CARD", dense.with_fallback("card", nl, _CARD, True), 1, _card_ok)
     for name, pattern, kind, group, check in _RARE[4:]:
         add(kind, rare_hits(name, pattern, group), check=check)
-    add("IP", dense.ipv4(nl), 1)
+    dense.ipv4(nl, out)
     for a, b in shaped.get("ipv6", ()):
         add("IP", dense.ipv6(data, _ipv6_ok, a, b))
     return out
@@ -229,8 +229,8 @@ def _text_check(check):
 
 def _to_chars(enc: Encoded, found) -> list[Hit]:
     if enc.ascii:
-        text = enc.text
-        return [Hit(s, e, kind, text[s:e]) for s, e, kind in found]
+        text, new = enc.text, tuple.__new__  # a tuple made in C: thousands a log
+        return [new(Hit, (s, e, kind, text[s:e])) for s, e, kind in found]
     where = {off: 0 for s, e, _ in found for off in (s, e)}
     for off in sorted(where):  # Encoded.char is incremental in increasing order
         where[off] = enc.char(off)
@@ -267,11 +267,11 @@ _RARE = (
 def _resolve(hits: list[Hit]) -> list[Hit]:
     """Priority order: the first detector to claim a span keeps it. Hits that overlap no other
     are kept as they are; only a group of overlapping ones is resolved by priority."""
-    order = sorted((h.start, h.end, i) for i, h in enumerate(hits))
     taken: list[Hit] = []
     group: list[int] = []
     reach = -1
-    for start, end, i in order:
+    for i in sorted(range(len(hits)), key=hits.__getitem__):  # by start, then end
+        start, end = hits[i][0], hits[i][1]
         if start >= reach and group:
             if len(group) == 1:
                 taken.append(hits[group[0]])
@@ -329,11 +329,13 @@ class Redactor:
                     self._secrets.append(value)
             return ph
 
-    def redact(self, text: str, count_prompt: bool = False) -> str:
-        """text with every detected value replaced by its placeholder."""
+    def redact(self, text: str, count_prompt: bool = False,
+               found: list[Hit] | None = None) -> str:
+        """text with every detected value replaced by its placeholder (`found`: the text's
+        `pattern_hits`, when a worker computed them)."""
         if not text:
             return text
-        hits = detect(text, tuple(self._secrets))
+        hits = detect(text, tuple(self._secrets), found)
         if not hits:
             return text
         out, pos = [], 0

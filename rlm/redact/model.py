@@ -15,6 +15,7 @@ run record; it implies redaction.
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 import os
 import socket
@@ -26,14 +27,31 @@ from rlm.errors import UsageError
 from rlm.models import config
 from rlm.models.base import Completion, Limits, Model
 from rlm.models.config import parse_switch  # noqa: F401 - also read from here by the CLI
-from rlm.redact.detect import Redactor
+from rlm.redact.detect import Redactor, pattern_hits
 
+OFFLOAD_CHARS = 2_000  # a message this long is scanned on a Ray worker (the chunk, not the system text)
+
+
+class InOrder:
+    """Placeholders are given in the order prompts arrive, even when their pattern scans finish
+    out of order (on Ray workers): each prompt waits for the one before it, so the numbering,
+    hence the prompts and the call cache's keys, are the local executor's."""
+
+    def __init__(self) -> None:
+        self._tail: Any = None
+
+    def ticket(self) -> tuple[Any, Any]:
+        import anyio
+
+        prev, self._tail = self._tail, anyio.Event()
+        return prev, self._tail
 
 
 class RedactingModel:
-    def __init__(self, inner: Model, redactor: Redactor):
+    def __init__(self, inner: Model, redactor: Redactor, order: InOrder | None = None):
         self.inner = inner
         self.redactor = redactor
+        self.order = order or InOrder()
         self.name = inner.name
         self.context_tokens = inner.context_tokens
 
@@ -43,7 +61,8 @@ class RedactingModel:
     def __repr__(self) -> str:
         return f"RedactingModel({self.inner!r})"
 
-    def redact_messages(self, messages: list[dict[str, str]]) -> list[dict[str, str]]:
+    def redact_messages(self, messages: list[dict[str, str]],
+                        found: dict[str, list] | None = None) -> list[dict[str, str]]:
         out = []
         first_user = True
         for m in messages:
@@ -52,23 +71,52 @@ class RedactingModel:
                 # the first user message carries the material; a retry repeats it (counted once)
                 count = m.get("role") == "user" and first_user
                 first_user = first_user and m.get("role") != "user"
-                m = {**m, "content": self.redactor.redact(content, count_prompt=count)}
+                m = {**m, "content": self.redactor.redact(content, count_prompt=count,
+                                                          found=(found or {}).get(content))}
             out.append(m)
         return out
 
     async def complete(self, messages: list[dict[str, str]], schema: dict[str, Any] | None,
                        limits: Limits, schema_name: str = "result") -> Completion:
-        comp = await self.inner.complete(self.redact_messages(messages), schema, limits,
+        comp = await self.inner.complete(await self._redacted(messages), schema, limits,
                                          schema_name=schema_name)
         comp.text = self.redactor.restore(comp.text)
         comp.data = self.redactor.restore_data(comp.data)
         return comp
+
+    async def _redacted(self, messages: list[dict[str, str]]) -> list[dict[str, str]]:
+        offload, texts = _offloaded(messages)
+        if offload is None:  # the local executor: scanned here, at once
+            return self.redact_messages(messages)
+        prev, mine = self.order.ticket()
+        try:
+            hits = await asyncio.gather(*(offload("redact", pattern_hits, t) for t in texts))
+            if prev is not None:
+                await prev.wait()
+            return self.redact_messages(messages, {t: h for t, h in zip(texts, hits)
+                                                   if h is not None})
+        finally:
+            mine.set()
 
     def count_tokens(self, text: str) -> int:
         return self.inner.count_tokens(text)
 
     async def aclose(self) -> None:
         await self.inner.aclose()
+
+
+def _offloaded(messages: list[dict[str, str]]) -> tuple[Any, list[str]]:
+    """On the Ray executor, the pattern scan of each long message (rlm.redact.detect.pattern_hits,
+    the costly part of redaction, a pure function of the text) runs as a Ray task, a prompt's
+    all at once; the placeholders are still given here, by the run's one Redactor, in the
+    prompts' order (InOrder), so a prompt is redacted exactly as on the local executor. A task
+    that failed gives None: that text is scanned here. Local: (None, [])."""
+    from rlm.executor import current
+
+    offload = getattr(current(), "offload", None)
+    texts = list(dict.fromkeys(c for m in messages if isinstance(c := m.get("content"), str)
+                               and len(c) >= OFFLOAD_CHARS))
+    return (offload, texts) if offload is not None and texts else (None, [])
 
 
 # ------------------------------------------------------------------------------------ the choice
@@ -81,11 +129,12 @@ class Policy:
     why: str
     report: bool = False  # --redact-report: mask the local report and the run record too
     redactor: Redactor = field(default_factory=Redactor)
+    order: InOrder = field(default_factory=InOrder)  # one order for all of the run's models
 
     def wrap(self, model: Model | None) -> Model | None:
         if model is None or not self.enabled or isinstance(model, RedactingModel):
             return model
-        return RedactingModel(model, self.redactor)
+        return RedactingModel(model, self.redactor, self.order)
 
     def summary(self) -> dict:
         """The report's ``redaction`` field."""

@@ -1,11 +1,9 @@
 """The detectors whose shapes are rare in a corpus (passwords in URLs, bearer and basic tokens,
 ``key=value`` credentials, AWS key ids, IBANs, US social security numbers, phone numbers, IPv6
-addresses): each Python pattern of rlm.redact.detect reads only the lines that can hold a match.
-
-Those lines are found by a word every match holds (LITERALS, through the blocks' word Set of
-rlm.redact.blocks), or, for the patterns with no such word, by one RE2 pass over the bytes for
-all their shapes (each its pattern less the look-arounds RE2 lacks, so it matches wherever the
-pattern could).
+addresses): each Python pattern of rlm.redact.detect reads only the lines that hold its shape,
+found by one RE2 pass over the bytes for all the shapes (400-550 MB/s of CPU on logs). A shape
+is its pattern less the look-arounds RE2 lacks, so it matches wherever the pattern could. (A
+word every match holds was too wide: "publickey" holds "key", on every line of an sshd log.)
 """
 
 from __future__ import annotations
@@ -14,15 +12,15 @@ from functools import lru_cache
 
 from rlm.redact import dense
 
-LITERALS = {  # detector -> lower-case words one of which is in every match (rlm.redact.blocks)
-    "url": (b"://",),
-    "auth": (b"bearer", b"basic", b"token"),
-    "kv": (b"key", b"token", b"secret", b"passw", b"pwd"),
-    "aws": (b"akia", b"asia", b"abia", b"acca", b"agpa", b"aida", b"aroa", b"anpa", b"anva",
-            b"aipa"),
-}
-_SHAPES = {  # detector -> what every match matches (its pattern less the look-arounds), for
-    # those with no word to look for
+_SPACE = rb"[\s\x80-\xff]"  # Unicode spaces are bytes >= 0x80 here
+_SHAPES = {  # detector -> what every match of its Python pattern matches (the pattern less the
+    # look-arounds RE2 lacks, or a part of it: a URL's password from '://' on)
+    "url": rb"://[^\s:/?#@'\"]+:[^\s/?#@'\"]+@",
+    "auth": rb"(?i:bearer|basic|token)" + _SPACE + rb"+[A-Za-z0-9._~+/-]{8}",
+    "kv": rb"(?i:api[_-]?key|apikey|access[_-]?token|auth[_-]?token|secret(?:[_-]?key)?|"
+          rb"secret[_-]?access[_-]?key|account[_-]?key|session[_-]?token|client[_-]?secret|"
+          rb"password|passwd|pwd|private[_-]?key)[\"']?" + _SPACE + rb"*[=:]",
+    "aws": rb"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}",
     "iban": rb"[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]{4}){2}",
     "ssn": rb"[0-9]{3}-[0-9]{2}-[0-9]{4}",
     "phone": rb"\+[0-9]{1,3}(?:[ .-]?\(?[0-9]{1,4}\)?){2,5}|\([0-9]{3}\)[ .-]?[0-9]{3}[ .-]"

@@ -124,7 +124,10 @@ def report_markdown(rep: Report) -> str:
     if ex and ex.get("name") == "ray":
         shards = ", ".join(f"{n_(k, 'shard')} on {node}" for node, k in
                            ex.get("shards_per_node", {}).items())
+        ran = ", ".join(f"{k} {n:,}" for k, n in ex.get("tasks", {}).items())
         tail += (f" Executor: Ray, {n_(ex['nodes'], 'node')}, {n_(ex['workers'], 'worker')}"
-                 + (f" ({shards})" if shards else "") + ".")
+                 + (f" ({shards})" if shards else "") + "."
+                 + (f" Ray tasks: {ran}; the gate, merges, reduce, synthesis and coverage "
+                    "ran on this machine." if ran else ""))
     banner = getattr(rep, "tier", None) == "none"
     return "\n\n".join(head + ["## Answer", answer_markdown(rep, banner), tail])

@@ -71,6 +71,8 @@ def file_coverage(c: RepoCorpus, read: set[str], failed: set[str]) -> FileCovera
     """Partition every listed file: read / scanned only / failed / skipped (with reason)."""
     fc = FileCoverage(total=c.walk.listed_files, method=c.walk.method,
                       ignored_by_gitignore=c.walk.ignored_count)
+    fc.sizes = {s.path: s.bytes for s in c.walk.skipped if s.bytes is not None}
+    fc.sizes.update((f.path, f.size) for f in c.files)
     by_reason = dict(c.walk.skipped_by_reason())
     skipped_files = [{"path": s.path, "reason": s.reason, "files": s.files,
                       "incomplete": s.incomplete}

@@ -33,6 +33,9 @@ class FileCoverage(BaseModel):
     read_files: list[str] = Field(default_factory=list)  # the HTML report's file bar
     scanned_only: list[str] = Field(default_factory=list)
     skipped_files: list[dict] = Field(default_factory=list)  # {path, reason, files}
+    # bytes of each listed path the walker measured (every kept file; skipped files it looked
+    # at; not skipped folders): the HTML bar's widths. Absent in runs recorded before it.
+    sizes: dict[str, int] = Field(default_factory=dict)
 
 
 class AuditFinding(Finding):

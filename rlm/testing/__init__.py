@@ -7,8 +7,11 @@
 - the request helpers (``user_text``, ``prompt_text``, ...) and schema instances
   (``minimal_instance``, ``violating_instance``) both use; rlm.testing.mcp_client drives
   ``rlm mcp`` with the MCP SDK's own client.
+- ``run_cli``: the `rlm` command line in this process (typer's CliRunner), returning what a
+  subprocess would; a real process only where it is the point (signals, stdio, the entry point).
 """
 
+from rlm.testing.cli import run_cli
 from rlm.testing.fake_server import FakeServer
 from rlm.testing.scripted import ScriptedCall, ScriptedModel
 from rlm.testing.wire import (
@@ -28,5 +31,5 @@ from rlm.testing.wire import (
 
 __all__ = ["FAULT_KINDS", "MODES", "FakeServer", "Fault", "Reply", "ScriptedCall",
            "ScriptedModel", "default_responder", "minimal_instance", "prompt_text",
-           "request_mode", "request_schema", "request_schema_name", "user_text",
+           "request_mode", "request_schema", "request_schema_name", "run_cli", "user_text",
            "violating_instance"]

@@ -15,6 +15,8 @@ from bisect import bisect_right
 import pytest
 
 from rlm.corpus.line_offsets import STEP, LineOffsets
+from rlm.testing import run_cli
+from tests.cli.test_cli import one_line_error
 
 # Root reads every file; without these two capabilities it meets permissions like anyone else.
 _NO_DAC = ["setpriv", "--bounding-set=-dac_override,-dac_read_search",
@@ -23,17 +25,11 @@ _NO_DAC = ["setpriv", "--bounding-set=-dac_override,-dac_read_search",
 
 def rlm(*args, env=None, stdin=subprocess.DEVNULL, prefix=(), timeout=120, shell_input=None):
     e = dict(os.environ, **(env or {}))
+    if not prefix and stdin is subprocess.DEVNULL and shell_input is None:
+        return run_cli(*args, env=e)  # in process: a real one only where pipes or privileges matter
     cmd = [*prefix, sys.executable, "-m", "rlm.cli", *args]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=e,
                           stdin=stdin, input=shell_input)
-
-
-def one_line_error(r, code=2):
-    assert r.returncode == code, (r.returncode, r.stdout, r.stderr)
-    assert "Traceback" not in r.stderr
-    lines = [x for x in r.stderr.strip().splitlines() if x.strip()]
-    assert len(lines) == 1 and lines[0].startswith("rlm:"), r.stderr
-    return lines[0]
 
 
 def _unprivileged():

@@ -27,6 +27,18 @@ def test_candidates_are_the_weak_tokens_only():
     assert candidate_anchors("where did TXN-4444 fail? e.g. in the U.S.") == []  # a strong anchor
 
 
+def test_capitals_written_together_are_one_phrase_anchor():
+    """`RECEIVED SIGNAL` is a phrase a log writes: one anchor. Two anchors made a count of the
+    lines holding either word (2 `Received completed container` lines of Hadoop_2k, for a
+    phrase that is on none)."""
+    assert extract_anchors("how many lines mention RECEIVED SIGNAL?") == ["RECEIVED SIGNAL"]
+    assert extract_anchors("any OUT OF MEMORY on R30-M0-N9-C:J16-U01?") == [
+        "R30-M0-N9-C:J16-U01", "OUT OF MEMORY"]
+    assert extract_anchors("lines with ERROR WARN") == []  # level words are no anchors
+    assert extract_anchors("where did TXN-4444 and ERR_CONN_RESET fail?") == [
+        "TXN-4444", "ERR_CONN_RESET"]
+
+
 def test_word_key_sniah_takes_the_grep_path_with_the_oracle(tmp_path):
     p = tmp_path / "sniah.txt"
     truth = write_sniah(p, 32_000, (0.2, 0.5, 0.8), "words", distractors=3, seed=11)

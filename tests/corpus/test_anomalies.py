@@ -6,19 +6,15 @@ Lines are written here in the formats of real logs (HDFS, BGL, sshd), not copied
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 
 from rlm.corpus.anomalies import failure_lines
 from rlm.corpus.source import TextSource
 from rlm.corpus.templates import build_table, split_slots
+from rlm.testing import run_cli
 
 
 def ask(path, question="anomalies?"):
-    r = subprocess.run([sys.executable, "-m", "rlm.cli", "ask", str(path), question, "--json",
-                        "--model", "none"], capture_output=True, text=True, timeout=120,
-                       env=dict(os.environ), stdin=subprocess.DEVNULL)
+    r = run_cli("ask", str(path), question, "--json", "--model", "none")
     assert r.returncode in (0, 3), r.stderr
     return json.loads(r.stdout)
 

@@ -4,15 +4,14 @@ fixture's key, example lines cited, no model."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
+from rlm.fixtures.log import write_log
 
 from rlm.corpus.counts import count_lines, group_key, parse_count
 from rlm.corpus.source import TextSource
 from rlm.corpus.timewindow import parse_window, window_lines
-from rlm.fixtures.log import write_log
+from rlm.testing import run_cli
 
 
 @pytest.fixture(scope="module")
@@ -23,8 +22,7 @@ def log(tmp_path_factory):
 
 
 def ask(path, question):
-    r = subprocess.run([sys.executable, "-m", "rlm.cli", "ask", str(path), question, "--json",
-                        "--model", "none"], capture_output=True, text=True)
+    r = run_cli("ask", str(path), question, "--json", "--model", "none")
     assert r.returncode == 0, r.stderr
     return json.loads(r.stdout)
 

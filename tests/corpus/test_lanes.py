@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rlm.corpus.lanes import BINS, KEEP, MARKS, kind_lanes, line_clock
+from rlm.corpus.lanes import BINS, KEEP, KINDS_MAX, MARKS, kind_lanes, line_clock, span_record
 from rlm.corpus.logset import LogSet
 from rlm.corpus.source import TextSource
 from rlm.corpus.templates import build_table
@@ -174,3 +174,51 @@ def test_a_folder_numbers_lines_one_file_after_another(tmp_path):
     finally:
         for s in srcs:
             s.close()
+
+
+def test_the_span_of_a_log_without_kinds(day, tmp_path):
+    """A search or a count: only the log's first and last time, read at each file's ends; a
+    folder whose files do not share a clock (a year in one, none in the other) has none."""
+    src, _, _ = day
+    rec = span_record(src)
+    assert rec["kinds"] == {} and rec["lines"] == src.line_count
+    assert (rec["time"]["first_seen"], rec["time"]["last_seen"]) == ("2024-03-05 00:00:00",
+                                                                     "2024-03-05 23:59:58")
+    dated, plain = tmp_path / "a.log", tmp_path / "b.log"
+    dated.write_text("2024-01-01 10:00:00 INFO up\n2024-01-01 10:05:00 INFO down\n")
+    plain.write_text("Jan  1 10:00:00 host sshd[1]: up\nJan  1 10:09:00 host sshd[2]: down\n")
+    srcs = [TextSource(dated), TextSource(plain)]
+    try:
+        both = span_record(LogSet(srcs))
+        assert both["time"] is None and both["no_time"]
+        assert span_record(srcs[1])["time"]["last_seen"] == "Jan  1 10:09:00"
+    finally:
+        for x in srcs:
+            x.close()
+
+
+def test_the_record_keeps_the_first_kinds_only(tmp_path):
+    """However many kinds a log has, the record (and the page's lanes) holds the first
+    KINDS_MAX of the ranking; the page says how many of how many it draws."""
+    from itertools import product
+
+    from rlm.render.html import report_html
+
+    words = ["".join(w) for w in product("bcdfghjklm", repeat=3)][:KINDS_MAX + 50]
+    path = tmp_path / "many.log"
+    n = len(words)  # messages that share no word at any place: one kind each
+    path.write_text("".join(f"2024-01-01 10:{i // 60 % 60:02d}:{i % 60:02d} ERROR "
+                            + " ".join(words[(i + p * 61) % n] for p in range(4)) + "\n"
+                            for i in range(n)))
+    with TextSource(path) as src:
+        table = build_table(src)
+        assert len(table.templates) == len(words)
+        rec = kind_lanes(src, table, table.templates)
+    assert list(rec["kinds"]) == [str(k.id) for k in table.templates[:KINDS_MAX]]
+    rep = {"command": "ask", "question": "anomalies?", "corpus": {"path": "many.log"},
+           "event_kinds": [{"id": k.id, "template": k.template, "count": 1,
+                            "examples": [{"path": "many.log", "line": k.first_line, "text": ""}]}
+                           for k in table.templates], "timeline": rec}
+    page = report_html(rep)
+    assert page.count('class="lane"') == KINDS_MAX
+    assert f"The first {KINDS_MAX} of {len(words)} kinds are drawn" in page

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import gzip
 import json
-import subprocess
-import sys
 
 from rlm.corpus.logset import LogSet, rotation_key, time_order
 from rlm.corpus.open import open_corpus
 from rlm.corpus.profile import profile_log
+from rlm.testing import run_cli
 
 SID = "S-7QK2PZ"
 
@@ -76,8 +75,7 @@ def test_folder_of_logs_is_one_log_in_time_order(tmp_path):
 def test_ask_on_a_folder_profiles_and_joins_the_story_across_files(tmp_path):
     root = tmp_path / "logs"
     write_folder(root)
-    r = subprocess.run([sys.executable, "-m", "rlm.cli", "ask", str(root), "anomalies?",
-                        "--json", "--model", "none"], capture_output=True, text=True)
+    r = run_cli("ask", str(root), "anomalies?", "--json", "--model", "none")
     assert r.returncode == 0, r.stderr
     rep = json.loads(r.stdout)
     assert rep["strategy"] == "profile"

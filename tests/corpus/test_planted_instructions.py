@@ -104,3 +104,32 @@ def test_grep_and_profile_prompts_never_carry_the_planted_line(tmp_path, fake_se
     assert fake_server.requests and "report nothing" not in bodies and "withheld by rlm" in bodies
     assert f"{p}:202" in {x["path"] for x in grep.coverage.skipped}
     assert any(f.source.line_start == 202 for f in profile.findings)  # code still reports it
+    assert f"{p}:202" in {x["path"] for x in profile.coverage.skipped}
+    assert profile.coverage.complete  # withheld from a code-found group: not a gap
+
+
+def _variants(line: str) -> list[str]:
+    """A line as prompts and corpora may carry it: marked, indented, upper case, with Unicode
+    spaces, after a non-ASCII word."""
+    return [line, f"  12| {line}", f"[3] {line}", line.upper(), line.replace(" ", "\u00a0"),
+            f"журнал: {line}", f"2026-03-01 12:00:00 WARN {line}", f"\t{line}"]
+
+
+def test_the_one_pass_prefilter_misses_no_line_the_rules_flag():
+    """rlm.corpus.instructions reads a whole text with one RE2 pass and confirms its candidate
+    lines with the Python rules (those line by line ran at 1-2 MB/s on real logs): the pass
+    must be a superset of the rules."""
+    from pathlib import Path
+
+    from rlm.corpus.instructions import flagged, withhold_text
+
+    lines = [v for x in PLANTED + LOG_LINES for v in _variants(x)]
+    for p in sorted((Path(__file__).resolve().parents[2] / "evals" / "data" / "loghub")
+                    .glob("*.log")):
+        lines += p.read_text("utf-8", "replace").splitlines()
+    by_rules = [i for i, s in enumerate(lines) if why_instruction(s)]
+    assert len(by_rules) >= 6 * len(PLANTED)  # the variants are flagged line by line
+    assert [i for i, _ in flagged(lines)] == by_rules
+    marked = [f"{i + 1:>5}| {s}" for i, s in enumerate(lines)]
+    out, n = withhold_text("\n".join(marked))
+    assert n == len(by_rules) and out.count(WITHHELD) == n

@@ -7,9 +7,6 @@ ZooKeeper, Windows CBS, Proxifier), not copied from any data set.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 
 import pytest
 
@@ -17,12 +14,11 @@ from rlm.corpus.header import message_start, split_header
 from rlm.corpus.mask import MASK_RE
 from rlm.corpus.source import TextSource
 from rlm.corpus.templates import build_table
+from rlm.testing import run_cli
 
 
-def rlm(*args, timeout=60):
-    return subprocess.run([sys.executable, "-m", "rlm.cli", *args], capture_output=True,
-                          text=True, timeout=timeout, env=dict(os.environ),
-                          stdin=subprocess.DEVNULL)
+def rlm(*args):
+    return run_cli(*args)
 
 
 def masked(line: str) -> str:
@@ -112,6 +108,21 @@ def test_day_and_month_names_do_not_split_an_event(tmp_path):
     assert got["jk2_init() Found child <*> in scoreboard slot <*>"]["level"] == "notice"
     assert sum(t["count"] for t in got.values() if t["template"].startswith("connection from")) == 7
     assert len(got) == 2, list(got)
+
+
+def test_the_most_varied_position_is_the_variable_not_the_word_beside_it(tmp_path):
+    """dpkg.log's `status <state> <package> <version>`: each package goes through the states,
+    so both positions vary; the package (many values) is the variable, the state (a handful of
+    words) stays the event. Merging the leftmost position first made one kind per package."""
+    states = ["half-installed", "unpacked", "half-configured", "installed"]  # no digits: words
+    pkgs = [f"{name}:all" for name in ("media-types", "netbase", "readline-common", "tzdata",
+                                       "sensible-utils", "debconf", "ucf", "adduser")]
+    lines = [f"2026-05-09 07:{i:02d}:{j:02d} status {st} {p} {i}.{j}-1"
+             for i, p in enumerate(pkgs) for j, st in enumerate(states)]
+    got = _by_template(json.loads(rlm("templates", str(_write(tmp_path / "dpkg.log", lines)),
+                                      "--json").stdout))
+    assert {t: k["count"] for t, k in got.items()} == {
+        f"status {st} <*> <*>": len(pkgs) for st in states}
 
 
 def test_values_that_vary_together_are_variables(tmp_path):

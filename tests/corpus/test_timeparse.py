@@ -19,6 +19,8 @@ def ts(y, mo, d, h, mi, s, frac=0.0):
     ("2026-03-14T08:00:00.065Z INFO  [checkout] req=c3c6f54a POST /v1/cart", "iso", ts(2026, 3, 14, 8, 0, 0, 0.065)),
     ("2015-10-18 18:01:47,978 INFO [main] org.apache.hadoop.mapreduce", "iso", ts(2015, 10, 18, 18, 1, 47, 0.978)),
     ("2016-09-28 04:30:30, Info                  CBS    Loaded Servicing Stack", "iso", ts(2016, 9, 28, 4, 30, 30)),
+    # Debian's /var/log/alternatives.log: the program first, a colon right after the seconds
+    ("update-alternatives 2025-06-24 14:36:53: link group pager updated to point to /usr/bin/less", "iso", ts(2025, 6, 24, 14, 36, 53)),
     ("nova-api.log.1.2017-05-16_13:53:08 2017-05-16 00:00:00.008 25746 INFO nova", "iso", ts(2017, 5, 16, 0, 0, 0, 0.008)),
     ("[Sun Dec 04 04:47:44 2005] [error] mod_jk child workerEnv in error state 6", "apache", ts(2005, 12, 4, 4, 47, 44)),
     ('10.0.0.1 - - [10/Oct/2000:13:55:36 -0700] "GET /a.gif HTTP/1.0" 200 2326', "clf", ts(2000, 10, 10, 13, 55, 36)),

@@ -230,6 +230,10 @@ def test_walk_skipped_folder_counts_and_kinds(tmp_path: Path):
     }
     assert res.skipped_files == 10
     assert res.listed_files == 12
+    # a file the walker looked at keeps its size (the HTML bar's width); a folder it skipped
+    # wholesale was not measured
+    sizes = {s.path: s.bytes for s in res.skipped}
+    assert sizes["yarn.lock"] == sizes["go.sum"] == 2 and sizes["vendor/"] is None
 
 
 def test_walk_large_files_are_kept_and_reported(tmp_path: Path):

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
 import anyio
 import pytest
 
 from rlm.api import AskOptions, ask_async
 from rlm.errors import UsageError
 from rlm.models.openai_compat import OpenAICompatModel, reset_mode_cache
+from rlm.testing import run_cli
 
 
 def _prose(tmp_path, n=8000):
@@ -50,10 +47,8 @@ def test_a_capped_run_is_not_long(tmp_path, fake_server):
 
 def test_not_on_a_terminal_the_warning_is_printed_and_the_run_goes_on(tmp_path, fake_server):
     p = _prose(tmp_path, n=150_000)  # ~9 MB: over 200 chunks of an 8k-token model
-    r = subprocess.run([sys.executable, "-m", "rlm.cli", "ask", str(p), "what is said?",
-                        "--base-url", fake_server.url, "--model", "m", "--strategy", "fanout",
-                        "--concurrency", "16", "--json"], capture_output=True, text=True,
-                       timeout=300, env=dict(os.environ), stdin=subprocess.DEVNULL)
+    r = run_cli("ask", str(p), "what is said?", "--base-url", fake_server.url, "--model", "m",
+                "--strategy", "fanout", "--concurrency", "16", "--json")
     assert r.returncode == 0, r.stderr[-500:]
     warn = [x for x in r.stderr.splitlines() if "a long run" in x]
     assert warn and "--max-calls" in warn[0]

@@ -55,3 +55,20 @@ def test_config_sets_the_executor(log, no_ray):
     assert r.exit_code == 2 and "expected local or ray" in r.output
     r = _rlm("ask", log, "anomalies?", "--executor", "local", "--json")
     assert r.exit_code == 0 and '"name": "local"' in r.output
+
+
+def test_ray_starts_only_after_the_model_server_answers(log):
+    pytest.importorskip("ray", reason="the ray extra is not installed: pip install 'rlm[ray]'")
+    import socket
+    import time
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{s.getsockname()[1]}/v1"
+    t0 = time.monotonic()
+    r = _rlm("ask", log, "what happened?", "--model", "m", "--base-url", dead,
+             "--executor", "ray")
+    assert r.exit_code == 2
+    assert len(r.output.strip().splitlines()) == 1 and "cannot reach model server" in r.output
+    assert "Ray" not in r.output  # no local Ray instance was started for nothing
+    assert time.monotonic() - t0 < 15  # a local Ray start alone takes 5-30 s here

@@ -4,7 +4,11 @@ template table as one cut into few, and the shard store only loads scan tables."
 
 from __future__ import annotations
 
+import os
 import pickle
+import signal
+import threading
+import time
 
 import pytest
 
@@ -14,7 +18,7 @@ from rlm.corpus.template_scan import scan_templates
 from rlm.executor import LocalExecutor, using
 from rlm.executor.scan import count_newlines
 from rlm.executor.shard_store import ShardStore
-from rlm.executor.shards import plan_shards
+from rlm.executor.shards import plan_ranges, plan_shards
 from rlm.fixtures.log import write_log
 
 
@@ -33,6 +37,22 @@ def test_shards_start_at_line_starts_and_cover_the_file(log):
     for a, b in zip(shards, shards[1:]):
         assert a.end == b.start and data[b.start - 1:b.start] == b"\n"
     assert sum(count_newlines(str(log), s.start, s.end) for s in shards) == data.count(b"\n")
+
+
+def test_a_windows_ranges_are_cut_where_the_file_is_cut(log, monkeypatch):
+    monkeypatch.setenv("RLM_SHARD_MB", "0.3")
+    data = log.read_bytes()
+    starts = [0] + [i + 1 for i, b in enumerate(data) if b == 10][:-1]  # each line's offset
+    cuts = {s.start for s in plan_shards([str(log)])}
+    ranges = [(0, str(log), starts[99], starts[20_000]), (0, str(log), starts[30_000], len(data))]
+    got = plan_ranges(ranges, lambda _fi, off: starts.index(off))
+    assert [k for k, _ in got] == sorted(k for k, _ in got) and {k for k, _ in got} == {0, 1}
+    for k, s in got:
+        _, _, a, b = ranges[k]
+        assert a <= s.start < s.end <= b and (s.start == a or s.start in cuts)
+        assert s.line0 == starts.index(s.start)  # the lines before it, known to the plan
+    assert sum(s.bytes for _, s in got) == (starts[20_000] - starts[99]) + (len(data) - starts[30_000])
+    assert len(got) > 2
 
 
 def test_many_shards_give_the_same_table_as_one(log, monkeypatch):
@@ -86,3 +106,49 @@ def test_grep_shards_match_the_one_process_search(log, monkeypatch):
             lines = sorted({src.line_of_offset(at) for at in offsets})
             assert lines[:len(want.hit_lines)] == want.hit_lines
             assert want.truncated == (len(lines) > cap)
+
+
+def _pool_workers() -> list[int]:
+    """Pids of this process's pool workers: children of its forkserver (a child of this one)."""
+    def ppid(pid: str) -> int:
+        with open(f"/proc/{pid}/stat") as fh:
+            return int(fh.read().rsplit(")", 1)[1].split()[1])
+
+    procs = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                procs[int(d)] = ppid(d)
+            except (OSError, ValueError, IndexError):
+                pass
+    servers = {p for p, parent in procs.items() if parent == os.getpid()}
+    return [p for p, parent in procs.items() if parent in servers]
+
+
+def test_a_local_worker_that_dies_is_run_once_more(log, monkeypatch):
+    """Ray runs a task once more when its worker dies; the local executor does the same: the
+    pool breaks, and the shards it took down run again in a new pool."""
+    monkeypatch.setenv("RLM_SHARD_MB", "0.3")
+    with TextSource(log) as src:
+        with using(LocalExecutor(1)):
+            want = profile_log(src)  # one process: no pool to break
+        killed: list[int] = []
+        stop = threading.Event()
+
+        def kill_one() -> None:
+            while not stop.is_set() and not killed:
+                for pid in _pool_workers():
+                    os.kill(pid, signal.SIGKILL)
+                    killed.append(pid)
+                    break
+                time.sleep(0.002)
+
+        t = threading.Thread(target=kill_one, daemon=True)
+        t.start()
+        with using(LocalExecutor(2)):
+            got = profile_log(src)
+        stop.set()
+    assert killed, "no worker was seen to kill"
+    assert not got.failed_shards and got.shards == want.shards > 2
+    assert (got.candidates, got.rules_by_line, got.lines) == (want.candidates,
+                                                             want.rules_by_line, want.lines)

@@ -57,3 +57,21 @@ def test_grep_answer_leads_with_the_hits(log):
     answer = r.stdout.split("## Answer", 1)[1].strip()
     assert answer.startswith(f"**Found:** 1 line mentions {txn} at ")
     assert "1 line matches" in r.stdout and "line(s)" not in r.stdout
+
+
+def test_a_log_where_nothing_fails_says_so_first(tmp_path):
+    """Debian's alternatives.log (no level, no failure): the headline led with a 1-line kind as
+    if it were the finding; it now says first that no kind is at error level or has a failure
+    word, and which kind is only the most unusual."""
+    p = tmp_path / "alternatives.log"
+    groups = ["pager", "editor", "x-www-browser", "pinentry", "awk", "java", "rmid", "jexec"]
+    lines = [f"update-alternatives 2025-06-24 14:{36 + i // 60:02d}:{i % 60:02d}: link group "
+             f"{groups[i % len(groups)]} updated to point to /usr/bin/{groups[i % 5]}"
+             for i in range(3000)]
+    lines.insert(1500, "update-alternatives 2025-06-24 15:01:00: run with --quiet --install "
+                       "/usr/bin/pager pager /usr/bin/less 77 --slave /usr/share/man/man1/pager.1.gz")
+    p.write_text("\n".join(lines) + "\n")
+    rep = json.loads(rlm("ask", str(p), "anomalies?", "--json").stdout)
+    first = rep["answer"].split("\n\n")[0]
+    assert first.startswith("**Found:** no event kind at error level or worse, and none with a "
+                            "failure word; the most unusual of "), first

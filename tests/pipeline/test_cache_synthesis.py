@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
-import sys
+
+from rlm.testing import run_cli
 
 NUM = re.compile(r"^(\d+)\| (.*)$", re.M)
 
@@ -23,13 +23,13 @@ def test_second_ask_reuses_the_cached_synthesis(tmp_path, fake_server):
         for m in NUM.finditer(t) if "PLANNED" in m.group(2)]})
     fake_server.on("AnswerResult", lambda r, t: {"answer": "The committee approved a change.",
                                                  "cites": [1]})
-    args = [sys.executable, "-m", "rlm.cli", "ask", str(p), "what did the committee do?",
+    args = ["ask", str(p), "what did the committee do?",
             "--base-url", fake_server.url, "--model", "m", "--json", "--yes"]
     env = dict(os.environ)
     reports, sent = [], []
     for extra in ([], [], ["--no-cache"]):
         n0 = len(fake_server.requests)
-        r = subprocess.run(args + extra, capture_output=True, text=True, env=env, timeout=120)
+        r = run_cli(*args, *extra, env=env)
         assert r.returncode == 0, r.stderr
         reports.append(json.loads(r.stdout))
         sent.append([x["schema_name"] for x in fake_server.requests[n0:]])

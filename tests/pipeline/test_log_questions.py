@@ -6,21 +6,20 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 
 import pytest
 
 from rlm.corpus.source import TextSource
 from rlm.corpus.timewindow import window_lines
 from rlm.pipeline.query import read_query
+from rlm.testing import run_cli
 
 SSH = "Dec 10 {t} LabSZ sshd[{pid}]: {msg}"
 BGL = ("- {e} 2005.06.11 {node} 2005-06-11-{hms}.123456 {node} RAS KERNEL {lvl} {msg}")
 
 
 def rlm(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "rlm.cli", *args], capture_output=True,
-                          text=True, timeout=120)
+    return run_cli(*args)
 
 
 def ask(path, question: str, code: int = 0) -> dict:
@@ -100,6 +99,32 @@ def test_top_k_users(ssh_log):
     groups = {g["key"]: g["lines"] for g in rep["matched"]["groups"]}
     assert groups == {"admin": 5, "root": 5, "oracle": 1}
     assert "tie" in rep["answer"].split("\n")[0]
+
+
+def test_a_tie_names_every_leader_and_how_many_tie(tmp_path):
+    """HDFS_2k: six blocks tie with 2 lines each; the first sentence named five of them and
+    dropped the sixth without a word."""
+    blocks = [f"blk_{n}" for n in (-8775602795571523802, -702962881494362647, 640008256680427340,
+                                   859662469613995793, 70716653095115430, -44115891017665638)]
+    lines = [f"081109 2037{i % 60:02d} {143 + i} INFO dfs.DataNode$PacketResponder: "
+             f"PacketResponder 1 for block {b} terminating" for i, b in enumerate(blocks * 2)]
+    lines += [f"081109 2038{i % 60:02d} {300 + i} INFO dfs.DataNode$PacketResponder: "
+              f"PacketResponder 1 for block blk_{10**17 + i} terminating" for i in range(20)]
+    p = tmp_path / "hdfs.log"
+    p.write_text("\n".join(lines) + "\n")
+    first = ask(p, "which block had the most lines?")["answer"].split("\n")[0]
+    assert first.startswith("6 block values tie for the most, **2** each of the **32** lines")
+    assert all(f"**{b}**" in first for b in blocks), first
+
+
+def test_a_phrase_in_capitals_is_counted_as_one_phrase(tmp_path):
+    p = tmp_path / "app.log"
+    p.write_text("".join(f"2015-10-18 18:04:{i:02d},034 INFO [main] Received completed container "
+                         f"c_{i}\n" for i in range(30)) + "2015-10-18 18:05:00,000 ERROR [main] "
+                 "RECEIVED SIGNAL 15: SIGTERM\n")
+    rep = ask(p, "how many lines mention RECEIVED SIGNAL?")
+    assert rep["answer"].startswith("**1** line mentioning `RECEIVED SIGNAL`"), rep["answer"]
+    assert list(rep["matched"]["lines"].values()) == [[[31, 31]]]
 
 
 def test_count_per_slot_adds_up(ssh_log):

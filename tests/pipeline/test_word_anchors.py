@@ -6,16 +6,14 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 
 from rlm.pipeline.codeonly.word_anchors import word_candidates
+from rlm.testing import run_cli
 
 
-def rlm(*args, timeout=120):
+def rlm(*args):
     env = {k: v for k, v in os.environ.items() if k not in ("RLM_MODEL", "RLM_BASE_URL")}
-    return subprocess.run([sys.executable, "-m", "rlm.cli", *args], capture_output=True,
-                          text=True, timeout=timeout, env=env, stdin=subprocess.DEVNULL)
+    return run_cli(*args, env=env)
 
 
 def services(path, n: int = 300, ssh_lines: int = 1) -> int:

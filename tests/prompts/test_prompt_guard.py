@@ -102,15 +102,50 @@ def _planted_repo(tmp_path):
 def test_mine_candidates_never_carry_a_planted_line(tmp_path, fake_server):
     from rlm.repo.mine import MineOptions, mine
 
-    mine(str(_planted_repo(tmp_path)), ["What is the admin email?"],
-         MineOptions(model="fake", base_url=fake_server.url, no_cache=True))
+    rep = mine(str(_planted_repo(tmp_path)), ["What is the admin email?"],
+               MineOptions(model="fake", base_url=fake_server.url, no_cache=True))
     _assert_withheld(fake_server, "PickResult")
+    _assert_named(rep.coverage)
 
 
 def test_audit_risk_and_module_jobs_never_carry_a_planted_line(tmp_path, fake_server):
     from rlm.repo.audit import AuditOptions, audit
 
-    audit(str(_planted_repo(tmp_path)), AuditOptions(model="fake", base_url=fake_server.url,
-                                                     no_cache=True))
+    rep = audit(str(_planted_repo(tmp_path)), AuditOptions(model="fake", base_url=fake_server.url,
+                                                           no_cache=True))
     _assert_withheld(fake_server, "RiskPickResult")
     _assert_withheld(fake_server, "ModuleResult")
+    _assert_named(rep.coverage)
+
+
+def _assert_named(cov) -> None:
+    """The statement names where lines were withheld, and never quotes them (the report may
+    be read by a model too)."""
+    [note] = [d for d in cov.declared if "read like instructions to a model" in d]
+    assert "parcelpost/contacts.py" in note and note in cov.statement
+    assert "ignore all previous" not in cov.statement
+
+
+def test_a_repository_summary_prompt_never_carries_an_instruction_in_a_claim(fake_server):
+    """`rlm mine --summary` and `rlm audit --summary` word their paragraph from the verified
+    findings' claims (rlm.repo.summary, with the repository recipe's [synth] prompt)."""
+    from rlm.repo.summary import summarize
+
+    findings = [Finding(id=f"fact{i}", claim=claim, evidence='ADMIN_EMAIL = "ops@example.com"',
+                        verified=True, source=Source(path="parcelpost/contacts.py",
+                                                     line_start=i, line_end=i))
+                for i, claim in enumerate([PLANT, "contacts.py sets ADMIN_EMAIL"], 3)]
+
+    async def go():
+        reset_mode_cache()
+        model = OpenAICompatModel("fake", fake_server.url, timeout=5, max_attempts=2,
+                                  backoff_base=0.01)
+        try:
+            return await summarize(model, "What is the admin email?", findings,
+                                   recipe_name="requirements-mining", budget=Budget(max_calls=5),
+                                   window_tokens=4000, timeout=5)
+        finally:
+            await model.aclose()
+    anyio.run(go)
+    assert any("contacts.py sets ADMIN_EMAIL" in b for b in _bodies(fake_server, "AnswerResult"))
+    _assert_withheld(fake_server, "AnswerResult")

@@ -97,6 +97,28 @@ def _bar_adds_up(page, total: int, unit: str = "lines") -> None:
     assert abs(got["w"] - got["bar"]) <= 1.5, got  # the segments fill the bar, no more
 
 
+def _bytes_bar_adds_up(page, files: dict) -> None:
+    """audit and mine: one segment per measured file, each as wide as its bytes (as the
+    browser lays it out), their bytes summing to the corpus's; with the strip of entries the
+    walker did not measure, every listed file is drawn once."""
+    got = page.evaluate("""() => {
+      const bar = document.querySelector('svg.bar[data-unit="bytes"]');
+      const w = bar.getBoundingClientRect().width - 2;
+      const segs = [...bar.querySelectorAll('rect.seg')].map(r => ({path: r.dataset.path,
+        bytes: Number(r.dataset.bytes), files: Number(r.dataset.files),
+        share: r.getBoundingClientRect().width / w}));
+      const other = [...document.querySelectorAll('svg.bar.unsized rect.seg')]
+        .reduce((s, r) => s + Number(r.dataset.files), 0);
+      return {segs, other, total: Number(bar.dataset.total)}; }""")
+    sizes = files["sizes"]
+    segs = got["segs"]
+    assert {s["path"]: s["bytes"] for s in segs} == {p: sizes[p] for p in (s["path"] for s in segs)}
+    assert sum(s["bytes"] for s in segs) == got["total"] > 0
+    for s in segs:  # widths proportional to size, to a pixel of the bar
+        assert abs(s["share"] - s["bytes"] / got["total"]) < 0.003, s
+    assert sum(s["files"] for s in segs) + got["other"] == files["total"]
+
+
 @pytest.fixture(scope="module")
 def bgl_run(tmp_path_factory):
     """`rlm ask BGL_2k.log "anomalies?"` with no model: the JSON report and the page."""
@@ -163,10 +185,42 @@ def test_a_burst_and_a_silence_show_at_a_glance(browser, tmp_path):
         assert _drawn_at(page, retry, hour * 3600 / day) == "empty", hour
     for hour in (1, 8, 13.5, 16.5, 23):
         assert _drawn_at(page, retry, hour * 3600 / day).startswith("density"), hour
+    # the pointer on the burst: the slice's exact count and its clock
+    box = page.locator(f'.lane[data-lane="{burst}"] svg.strip').bounding_box()
+    page.mouse.move(box["x"] + box["width"] * (BURST_AT + 30) / day, box["y"] + box["height"] / 2)
+    tip = page.inner_text(".tip")
+    assert tip.startswith("500 lines, 09:5") or tip.startswith("500 lines, 10:0"), tip
     label = page.inner_text(f'.lane[data-lane="{retry}"] .lane-label')
     assert f"{len(where['retry']):,} lines" in label
     ticks = page.inner_text(".axis")
     assert "06:00" in ticks and "12:00" in ticks and "18:00" in ticks
+    assert requests == [html.as_uri()]
+    ctx.close()
+
+
+def test_a_real_log_has_a_lane_per_kind_on_its_own_clock(browser, tmp_path):
+    """LogHub's HDFS 2k sample: one lane per event kind; the 80 `exception while serving`
+    warnings over its 37 hours are a shaded strip (every line counted, bins summing to 80),
+    the few-line kinds have a tick per line; the axis runs from the file's first time to its
+    last, as the file writes them (`081109 203615`)."""
+    log, html = BGL.with_name("HDFS_2k.log"), tmp_path / "hdfs.html"
+    r = rlm("ask", str(log), "anomalies?", "--model", "none", "--json", "--html", str(html))
+    assert r.returncode in (0, 3), r.stderr
+    rep = json.loads(r.stdout)
+    tl = rep["timeline"]
+    ctx, page, requests = _open(browser, html)
+    assert page.locator(".lane").count() == len(rep["event_kinds"]) > 1
+    note = page.inner_text("[data-axis=time]")
+    assert f"from {tl['time']['first_seen']} to {tl['time']['last_seen']}" in note
+    assert tl["time"]["first_seen"] == "081109 203615"
+    for k in rep["event_kinds"]:
+        lane, rec = f'.lane[data-lane="kind-{k["id"]}"]', tl["kinds"][str(k["id"])]
+        if k["count"] > 60:
+            assert sum(rec["time_bins"]) == sum(rec["line_bins"]) == k["count"]
+            assert page.locator(f"{lane} path.density").count() >= 1
+        else:
+            assert page.locator(f"{lane} rect.mark").count() == k["count"] == len(rec["marks"])
+    assert any(k["count"] > 60 for k in rep["event_kinds"])
     assert requests == [html.as_uri()]
     ctx.close()
 
@@ -223,10 +277,30 @@ def test_audit_and_mine_pages(browser, tmp_path):
                                       "g.getBoundingClientRect().top])")
     top = dict(boxes)
     assert len(top) >= 2 and set(top) <= {m["name"] for m in rep["audit"]["modules"]}
-    edges = page.eval_on_selector_all("svg.graph line.edge", "ls => ls.map(l => [l.dataset.from, "
+    edges = page.eval_on_selector_all("svg.graph path.edge", "ls => ls.map(l => [l.dataset.from, "
                                       "l.dataset.to, l.getAttribute('stroke-dasharray')])")
     assert edges and all(top[a] < top[b] for a, b, dash in edges if not dash)
-    _bar_adds_up(page, rep["files"]["total"], "files")
+    # every edge, as the browser draws it, stays out of every box but its own two
+    through = page.evaluate("""() => {
+      const boxes = [...document.querySelectorAll('svg.graph g.node')].map(g => {
+        const b = g.querySelector('rect').getBBox();
+        return {name: g.dataset.name, b}; });
+      const hits = [];
+      for (const p of document.querySelectorAll('svg.graph path.edge')) {
+        const n = p.getTotalLength();
+        for (let i = 0; i <= 200; i++) {
+          const pt = p.getPointAtLength(n * i / 200);
+          for (const {name, b} of boxes) {
+            if (name === p.dataset.from || name === p.dataset.to) continue;
+            if (pt.x > b.x + 0.5 && pt.x < b.x + b.width - 0.5 && pt.y > b.y + 0.5
+                && pt.y < b.y + b.height - 0.5) hits.push([p.dataset.from, p.dataset.to, name]);
+          } } }
+      return hits; }""")
+    assert through == []
+    _bytes_bar_adds_up(page, rep["files"])
+    big = max(rep["files"]["sizes"], key=rep["files"]["sizes"].get)  # hover: path, size, state
+    title = page.eval_on_selector(f'svg.bar rect.seg[data-path="{big}"] title', "t => t.textContent")
+    assert title.startswith(f"{big} — {rep['files']['sizes'][big]:,} bytes") and "scanned by code" in title
     assert requests == [audit.as_uri()]
     ctx.close()
     mine = tmp_path / "mine.html"
@@ -241,5 +315,5 @@ def test_audit_and_mine_pages(browser, tmp_path):
         1 if q["placeholder"] else 0)
     for f in q["verified"]:
         assert f["evidence_path"] in page.inner_text("#q1")
-    _bar_adds_up(page, rep["files"]["total"], "files")
+    _bytes_bar_adds_up(page, rep["files"])
     ctx.close()

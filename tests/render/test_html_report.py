@@ -112,6 +112,19 @@ def test_a_profile_run_recorded_before_the_lanes_draws_its_examples(tmp_path):
     assert marks == sum(len(k["examples"]) for k in rep["event_kinds"])
 
 
+def test_a_lanes_record_it_cannot_read_falls_back_to_the_examples():
+    """A newer version's record, or a garbled one, is not drawn as if it were understood: the
+    lanes come from the examples, and the page says so."""
+    rep = json.loads((OLD / "ask_kinds.json").read_text("utf-8"))
+    kid = str(rep["event_kinds"][0]["id"])
+    for tl in ({"version": 2, "kinds": {kid: {"marks": [[1, None]]}}},
+               {"version": 1, "lines": 100, "kinds": {kid: {"line_bins": ["x"] * 200}}}):
+        page = html_lib.unescape(report_html({**rep, "timeline": tl}))
+        assert page.count('class="lane"') == len(rep["event_kinds"])
+        assert "This version cannot read this run's record of where every line of a kind " \
+            "falls: each lane shows only the kind's example lines" in page
+
+
 def test_html_errors_are_one_line(tmp_path):
     log = tmp_path / "a.log"
     log.write_text("2024-01-01 10:00:00 ERROR disk full\n")
@@ -184,7 +197,7 @@ def test_module_graph_is_folded_onto_the_module_map():
                                        for a, b in edges]}
     svg = graph_svg(audit, views)
     drawn = {(e.split('data-from="')[1].split('"')[0], e.split('data-to="')[1].split('"')[0])
-             for e in svg.split("<line")[1:]}
+             for e in svg.split('<path class="edge"')[1:]}
     assert drawn == {("(root)", "shop"), ("shop", "shop/net"), ("shop/net", "shop")}
     assert 'data-name="tests"' not in svg
     assert "dashed arrow(s) close a cycle" in svg  # shop <-> shop/net
@@ -225,6 +238,30 @@ def test_a_log_without_times_is_drawn_on_line_numbers(tmp_path):
                 for m in page.split('class="mark"')[1:] if 'x="' in m.split(">")[0])
     assert any(abs(x - 70 / 1999 * 1000) < 1.5 for x in xs), xs
     assert any(abs(x - 1400 / 1999 * 1000) < 1.5 for x in xs), xs
+
+
+def test_a_search_answer_stands_on_the_whole_clock_of_its_log(tmp_path):
+    """Two error lines at 10:30 and 10:31 of a log written from 10:00 to 11:59: their marks sit
+    a quarter of the way along (the log's first to last time), not at the two ends of an axis
+    that spans only them."""
+    import re
+
+    log = tmp_path / "app.log"
+    log.write_text("".join(f"2024-05-01 {10 + i // 60:02d}:{i % 60:02d}:00 "
+                           + ("ERROR payment gateway timeout\n" if i in (30, 31) else
+                              f"INFO job {i} ok\n") for i in range(120)))
+    out = tmp_path / "g.html"
+    r = rlm("ask", str(log), 'show every line with "payment gateway"', "--model", "none",
+            "--json", "--html", str(out))
+    assert r.returncode in (0, 3), r.stderr
+    rep = json.loads(r.stdout)
+    assert rep["timeline"]["time"]["first_seen"] == "2024-05-01 10:00:00"
+    assert rep["timeline"]["time"]["last_seen"] == "2024-05-01 11:59:00"
+    page = html_lib.unescape(out.read_text("utf-8"))
+    assert "from 2024-05-01 10:00:00 to 2024-05-01 11:59:00" in page
+    timeline = page[page.index('id="timeline"'):]
+    xs = sorted(float(x) + 1 for x in re.findall(r'class="mark" x="([\d.]+)"', timeline))
+    assert len(xs) == 2 and all(abs(x - k / 119 * 1000) < 0.1 for x, k in zip(xs, (30, 31))), xs
 
 
 def test_a_folder_of_logs_on_clocks_that_do_not_meet(tmp_path):

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 
 from rlm.render.safetext import code, link_target, text, visible
+from rlm.testing import run_cli
 
 EVIL = "notes\n# Injected heading \u202egol.exe`x\x1b[31m.log"
 
@@ -30,9 +29,8 @@ def test_a_hostile_file_name_is_escaped_in_the_markdown_report(tmp_path):
     (d / "plain.log").write_text("2026-03-01 12:00:00 INFO node-7 fine\n")  # two files: named
     out = tmp_path / "report.md"
     env = {k: v for k, v in os.environ.items() if k not in ("RLM_MODEL", "RLM_BASE_URL")}
-    r = subprocess.run([sys.executable, "-m", "rlm.cli", "ask", str(d), "what about 'node-7'?",
-                        "--model", "none", "--out", str(out), "--json"], capture_output=True,
-                       text=True, timeout=300, env=env, stdin=subprocess.DEVNULL)
+    r = run_cli("ask", str(d), "what about 'node-7'?", "--model", "none", "--out", str(out),
+                "--json", env=env)
     assert r.returncode in (0, 3), r.stderr
     md = out.read_text("utf-8")
     assert "node-7" in md  # the file was read and cited

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import httpx
 
+from rlm.testing import run_cli
+
 FILES = {
     "pyproject.toml": """[project]
 name = "shop"
@@ -43,6 +45,8 @@ shop = "shop.cli:main"
 def rlm(*args, env_extra=None, python_prefix=(), timeout=180):
     env = {k: v for k, v in os.environ.items() if k not in ("RLM_MODEL", "RLM_BASE_URL")}
     env.update(env_extra or {})
+    if args[:2] == ("-m", "rlm.cli") and not python_prefix:
+        return run_cli(*args[2:], env=env)  # in process; HIDE_TOOLS needs a fresh interpreter
     return subprocess.run([sys.executable, *python_prefix, *args], capture_output=True,
                           text=True, timeout=timeout, env=env, stdin=subprocess.DEVNULL)
 

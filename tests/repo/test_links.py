@@ -6,22 +6,21 @@ from __future__ import annotations
 import ast
 import json
 import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
-
 from rlm.fixtures.links import answer_key, write_links_repo
+
 from rlm.repo.files import is_test_file
 from rlm.repo.links import resolve_test_links
+from rlm.testing import run_cli
 
 CANONICAL = "what already works and must not be touched?"
 
 
 def rlm(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "rlm.cli", *args], capture_output=True,
-                          text=True, timeout=300)
+    return run_cli(*args)
 
 
 def parse_tree(root: Path) -> dict[str, ast.Module]:

@@ -3,12 +3,11 @@ markers, risky calls, largest functions; each with the file's own text as eviden
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import textwrap
 import time
 
 from rlm.repo.facts import repo_facts
+from rlm.testing import run_cli
 
 
 def write(root, files: dict[str, str]) -> None:
@@ -98,8 +97,7 @@ def test_facts_of_a_small_package(tmp_path):
 
 
 def test_facts_of_the_repo_fixture_in_well_under_a_minute(tmp_path):
-    subprocess.run([sys.executable, "-m", "rlm.cli", "fixture", "repo", str(tmp_path / "repo")],
-                   check=True, capture_output=True)
+    assert run_cli("fixture", "repo", str(tmp_path / "repo")).returncode == 0
     t = time.monotonic()
     r = repo_facts(tmp_path / "repo")
     assert time.monotonic() - t < 10

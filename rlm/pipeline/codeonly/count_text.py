@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 TOP = 10  # rows a table shows; the rest are summed in one row and declared
+TIE_NAMED = 8  # leaders a tie names in the first sentence; the count says how many tie
 JSON_ROWS = 10_000  # template or group rows the JSON carries (the rest are declared)
 _MONTH_DAY = ("Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec|Mon|Tue|Wed|Thu|Fri|Sat|Sun|"
               "Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday")
@@ -66,6 +67,8 @@ def _what(q, concepts: list[str], kinds: list) -> str:
 def answer(q, concepts: list[str], tally) -> str:
     kinds = _ranked(tally.kinds)
     what = _what(q, concepts, kinds)
+    if tally.total == 1:  # "1 line mentioning", not "1 lines"
+        what = re.sub(r"\blines\b", "line", what, count=1)
     out: list[str] = []
     if q.group_by and tally.total:
         out += _grouped(q, what, tally)
@@ -102,15 +105,25 @@ def _grouped(q, what: str, tally) -> list[str]:
     if not leaders:
         return [f"None of the **{tally.total:,}** {what} names a {q.group_by} "
                 f"({_scope(q, tally.scanned)}): code cannot group them by it."]
-    lead = (f"**{leaders[0]}**" if len(leaders) == 1 else
-            " and ".join(f"**{k}**" for k in leaders[:5]) + f" tie")
     nameless = tally.groups.get(NONE, [0])[0]
     no_slot = (f" {_n(nameless, 'line')} of them name no {q.group_by}." if nameless else "")
-    head = [f"{lead} had the most: **{top_c:,}** of the **{tally.total:,}** {what} "
-            f"({_scope(q, tally.scanned)}).{no_slot}"] if q.kind == "top" else [
+    head = [_leaders(leaders, q.group_by, top_c, f"of the **{tally.total:,}** {what} "
+                     f"({_scope(q, tally.scanned)})") + no_slot] if q.kind == "top" else [
         f"**{tally.total:,}** {what} ({_scope(q, tally.scanned)}), in "
         f"{_n(len(groups), q.group_by + ' value')}."]
     return head + ["", *_table(q.group_by, groups, tally.total, f"{q.group_by} value")]
+
+
+def _leaders(leaders: list[str], slot: str, count: int, of: str) -> str:
+    """Who had the most; a tie says how many tie and names each of them up to TIE_NAMED (the
+    rest are in the table and the JSON report): never a silent cut."""
+    if len(leaders) == 1:
+        return f"**{leaders[0]}** had the most: **{count:,}** {of}."
+    named = [f"**{k}**" for k in leaders[:TIE_NAMED]]
+    rest = len(leaders) - len(named)
+    names = (", ".join(named[:-1]) + " and " + named[-1]) if not rest else (
+        ", ".join(named) + f" and {rest:,} more (all in the table's order in the JSON report)")
+    return f"{len(leaders):,} {slot} values tie for the most, **{count:,}** each {of}: {names}."
 
 
 def holds(q, tally, n_kinds: int) -> str:

@@ -60,16 +60,29 @@ def _where(row, top: int = 3, place: tuple[str, Counter] | None = None) -> str:
     return f"in {len(comps):,} places: {shown}{more}"
 
 
+def _errorish(kind) -> bool:
+    from rlm.corpus.anomalies import message_failure_words
+    from rlm.corpus.severity import ERROR_RANK
+
+    return (kind.rank is not None and kind.rank <= ERROR_RANK) or bool(
+        message_failure_words(kind))
+
+
 def headline(rows: list, place: tuple[str, Counter] | None = None) -> str:
     """The first sentence: the top kind, its count, severity, where and when; then how many."""
     top = rows[0]
     parts = [p for p in (_where(top, place=place), _span(top)) if p]
     failing = [r for r in rows if r.failure]
+    top_text = (f"{top.kind.count:,} `{top.kind.template}` ({top.severity})"
+                + (", " + ", ".join(parts) if parts else ""))
+    if not any(r.failure or _errorish(r.kind) for r in rows):
+        # say first that nothing fails: the top kind is then only the most unusual one
+        return (f"**Found:** no event kind at error level or worse, and none with a failure "
+                f"word; the most unusual of {n_(len(rows), 'kind')} picked: {top_text}.")
     rest = (f"; {n_(len(rows), 'event kind')} picked in all, {n_(len(failing), 'kind')} "
             f"reporting failures ({n_(sum(r.kind.count for r in failing), 'line')})"
             if len(rows) > 1 else "")
-    return (f"**Found:** {top.kind.count:,} `{top.kind.template}` ({top.severity})"
-            + (", " + ", ".join(parts) if parts else "") + rest + ".")
+    return f"**Found:** {top_text}{rest}."
 
 
 def holds(rows: list, shown: int = SHOWN) -> str:

@@ -12,16 +12,17 @@ and says how much of it it shows (rlm.pipeline.codeonly.count_text).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from rlm.pipeline.codeonly import count_text, failure_text
-from rlm.corpus.counts import _ERR_WORDS, _LOGCAT_LEVEL, _LOGCAT_LINE, _WARN_WORDS, _candidate_lines
+from rlm.corpus.count_scan import CountSpec, scan_counts
+from rlm.corpus.counts import _LOGCAT_LINE
 from rlm.corpus.predicate import match, phrase_of, question_concepts
-from rlm.corpus.severity import ERROR_RANK, severity
 from rlm.corpus.slots import slot_value
 from rlm.corpus.question_table import table_for
 from rlm.corpus.timewindow import window_lines
+from rlm.engine.ledger import Unit, failed_unit
+from rlm.engine.outcomes import Status
 from rlm.pipeline.strategies.base import Context, Result, code_finding
 
 EXAMPLES = 10
@@ -41,8 +42,10 @@ class Tally:
     related: list = field(default_factory=list)  # templates matched by synonym only: named
     component: dict[str, str] = field(default_factory=dict)  # template -> its main component
     failures: failure_text.FailureKinds = field(default_factory=failure_text.FailureKinds)
+    failed: list[tuple] = field(default_factory=list)  # (src, FailedShard): not counted
 
     def add(self, src, ln: int, kind: str | None, key: str | None) -> None:
+        """One line (the failure kinds' pass, on the driver)."""
         self.total += 1
         if len(self.examples) < EXAMPLES:
             self.examples.append((src, ln))
@@ -60,22 +63,19 @@ class Tally:
             else:
                 g[0] += 1
 
-
-def _line_test(q, src):
-    """(bytes prefilter or None, exact check of one line) for anchors, a level, all lines."""
-    if q.anchors:
-        lits = [a.lower() for a in q.anchors]
-        rx = re.compile(b"|".join(re.escape(a.encode()) for a in q.anchors), re.I)
-        return rx, lambda s: any(a in s.lower() for a in lits)
-    if q.level:
-        words = _ERR_WORDS if q.level == "error" else _WARN_WORDS
-        logcat = src.line_count and _LOGCAT_LINE.match(src.line(1, 200))
-        rx = re.compile(words + (_LOGCAT_LEVEL["err" if q.level == "error" else "warn"]
-                                 if logcat else b""), re.M)
-        if q.level == "error":
-            return rx, lambda s: (v := severity(s)) is not None and v <= ERROR_RANK
-        return rx, lambda s: severity(s) == 4
-    return None, lambda s: True
+    def fold(self, src, part) -> None:
+        """One file's tally (rlm.corpus.count_scan), after the files before it."""
+        self.total += part.total
+        self.examples += [(src, ln) for ln in part.examples[:EXAMPLES - len(self.examples)]]
+        if part.runs:
+            self.lines.setdefault(src.display, []).extend(part.runs)
+        for table, other in ((self.kinds, part.kinds), (self.groups, part.groups)):
+            for k, (c, ln) in other.items():
+                g = table.get(k)
+                if g is None:
+                    table[k] = [c, src, ln]
+                else:
+                    g[0] += c
 
 
 def _by_predicate(q) -> bool:
@@ -107,7 +107,7 @@ def _count_file(ctx: Context, src, tally: Tally) -> None:
     def key(text: str, kind: str | None) -> str | None:
         return slot_value(slot, text, kind) if slot else None
 
-    if q.failures:
+    if q.failures:  # on the driver: the failure kinds' own pass (rlm.corpus.anomalies)
         _count_failures(src, ranges, tally, tally.failures, key if slot else None)
         return
     if _by_predicate(q):
@@ -116,16 +116,16 @@ def _count_file(ctx: Context, src, tally: Tally) -> None:
         tally.nearest += [(s, src) for s in m.nearest]
         tally.related += [(s, src) for s in m.related]
         tally.component.update({s.row.text: s.row.component for s in m.rows if s.row.component})
-        for ln, text, row in table.lines_of([s.row for s in m.rows]):
-            tally.add(src, ln, row.text, key(text, row.text))
-        return
-    rx, check = _line_test(q, src)
-    for first, last in spans:
-        if last < first:
-            continue
-        for ln, text in _candidate_lines(src, rx, first, last):
-            if check(text):
-                tally.add(src, ln, None, key(text, None))
+        if not m.rows:
+            return
+        spec = CountSpec(shapes=table.shapes_of([s.row for s in m.rows]), slot=slot)
+    else:
+        logcat = bool(q.level and src.line_count and _LOGCAT_LINE.match(src.line(1, 200)))
+        spec = CountSpec(anchors=tuple(q.anchors), level=q.level, logcat=logcat, slot=slot)
+    if src.size:  # shard by shard on the run's executor (rlm.corpus.count_scan)
+        scan = scan_counts(src, spec, ranges)
+        tally.fold(src, scan.table)
+        tally.failed += [(src, f) for f in scan.failed]
 
 
 async def run(ctx: Context) -> Result:
@@ -141,6 +141,7 @@ async def run(ctx: Context) -> Result:
     for src in ctx.corpus.sources:
         res.cov.bytes_scanned_by_code += src.size
         res.cov.lines_scanned_by_code += src.line_count
+    _failed_shards(res, tally)
     confident = not _by_predicate(q) or bool(tally.kinds)
     res.reasons.append(f"a counting question about a log: code counts {q.predicate_words()}"
                        f"{' per ' + q.group_by if q.group_by else ''}, {q.scope()}, over every "
@@ -176,6 +177,18 @@ async def run(ctx: Context) -> Result:
         res.cov.declared.append(f"counted only the lines {q.window.label} (found on each "
                                 f"file's own timestamps): {tally.scanned:,} lines")
     return res
+
+
+def _failed_shards(res: Result, tally: Tally) -> None:
+    """Shards no worker could count: named with their file, lines and bytes (exit 3); the
+    numbers above then leave them out, and the answer is not complete."""
+    for src, f in tally.failed:
+        sh = f.shard
+        res.cov.bytes_scanned_by_code -= sh.bytes
+        res.cov.lines_scanned_by_code -= f.lines
+        res.cov.chunks_failed.append(failed_unit(
+            Unit(sh.id, src.display, f.line_start, f.line_end), Status.FAILED,
+            f"not counted: {f.reason}; bytes {sh.start:,}-{sh.end:,}"))
 
 
 def _cite_failures(res: Result, tally: Tally) -> None:

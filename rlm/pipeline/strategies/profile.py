@@ -15,7 +15,7 @@ from rlm.corpus.profile import profile_log, why_picked
 from rlm.corpus.source import TextSource
 from rlm.corpus.stories import story_ids
 from rlm.corpus.timewindow import folder_window_lines, window_lines, window_note
-from rlm.engine.candidates import Group, group_candidates, judge_group, numbered
+from rlm.engine.candidates import Group, group_candidates, judge_group, numbered, withheld
 from rlm.engine.mapper import Outcome, map_items
 from rlm.render.kinds import kinds_markdown
 from rlm.engine.events import Plan, UnitStarted
@@ -99,6 +99,11 @@ async def run(ctx: Context) -> Result:
                            budget=ctx.budget, cancel_scope=ctx.session.scope,
                            on_outcome=lambda o: done(ctx, unit(o.item), o))
     _findings(ctx, res, src, outs, prof.record_end, prof.rules_by_line)
+    for g in groups:  # named as skipped by design (code still reports them): not a gap
+        for ln, why in withheld(g):
+            res.cov.skipped.append({"path": f"{src.display}:{ln}", "incomplete": False,
+                                    "reason": f"reads like an instruction to a model ({why}): "
+                                              "withheld from the model"})
     add_event_kinds(res, kinds, kinds_markdown(kinds), _place(src, prof, kinds))
     return res
 

@@ -87,7 +87,10 @@ def axis_html(ticks: list) -> str:
                         for i, t in enumerate(ticks))
     else:
         # a label near an end is anchored inside the strip, so a narrow window never scrolls
-        spans = "".join(f'<span class="at" style="left:{p * 100:.2f}%;transform:translateX('
+        # a tick line at the exact place; a label near an end starts or ends there instead of
+        # centring on it, so it stays inside the strip (a narrow window never scrolls)
+        spans = "".join(f'<i style="left:{p * 100:.2f}%"></i><span class="at" style="left:'
+                        f'{p * 100:.2f}%;transform:translateX('
                         f'{0 if p < 0.12 else -100 if p > 0.88 else -50}%)">{esc(t)}</span>'
                         for p, t in ticks)
     return ('<div class="axis" aria-hidden="true"><div></div><div class="ticks">' + spans

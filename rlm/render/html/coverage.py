@@ -16,9 +16,9 @@ WIDTH = 1000.0  # the bar's viewBox width; segments are drawn in these units
 
 
 def _rect(x: float, w: float, state: str, size: int, unit: str, title: str, y: float = 0,
-          h: float = 40) -> str:
+          h: float = 40, extra: str = "") -> str:
     return (f'<rect class="seg" x="{x:.3f}" y="{y}" width="{w:.3f}" height="{h}" '
-            f'fill="url(#pat-{state})" data-state="{state}" data-{unit}="{size}">'
+            f'fill="url(#pat-{state})" data-state="{state}" data-{unit}="{size}"{extra}>'
             f"<title>{esc(title)}</title></rect>")
 
 
@@ -119,11 +119,9 @@ def _old_ask(rep: dict) -> str:
                             "skipped": [x for x in cov.get("skipped") or [] if isinstance(x, dict)]})
 
 
-def _repo_files(rep: dict) -> str:
-    """audit and mine: one segment per file the walker listed (equal widths)."""
-    fc = rep.get("files") or {}
-    total = int(fc.get("total") or 0)
-    entries: list[tuple[str, str, int, str]] = []  # state, path, files, why
+def _repo_entries(fc: dict) -> list[tuple[str, str, int, str]]:
+    """(state, path, files, why) for every file the walker listed, in the report's lists."""
+    entries: list[tuple[str, str, int, str]] = []
     read_files = fc.get("read_files")
     if read_files is not None:
         entries += [("read", p, 1, "") for p in read_files]
@@ -134,6 +132,62 @@ def _repo_files(rep: dict) -> str:
     entries += [("failed", p, 1, "its calls failed or were not run") for p in fc.get("failed_files") or []]
     entries += [("skipped", x.get("path", "?"), int(x.get("files") or 1), x.get("reason", ""))
                 for x in fc.get("skipped_files") or []]
+    return entries
+
+
+def _by_size(entries: list, sizes: dict[str, int], total_files: int) -> str:
+    """One segment per file, as wide as its bytes, in path order; entries the walker did not
+    measure (a skipped folder) in a strip of their own under it."""
+    sized = sorted((e for e in entries if e[1] in sizes), key=lambda e: e[1])
+    unsized = [e for e in entries if e[1] not in sizes]
+    total = sum(int(sizes[e[1]]) for e in sized)
+    denom = max(1, total)
+    rects, notches, at = [], [], 0
+    files: dict[str, int] = {}
+    nbytes: dict[str, int] = {}
+    for state, path, k, why in sized:
+        b = int(sizes[path])
+        files[state] = files.get(state, 0) + k
+        nbytes[state] = nbytes.get(state, 0) + b
+        title = (f"{path} — {b:,} bytes ({b / denom:.1%} of the corpus) — {STATES[state][2]}"
+                 + (f" ({why})" if why else ""))
+        x, w = at / denom * WIDTH, b / denom * WIDTH
+        rects.append(_rect(x, w, state, b, "bytes", title,
+                           extra=f' data-files="{k}" data-path="{esc(path)}"'))
+        if state == "failed" and w < 3:
+            notches.append(_marker(x + w / 2, state, title))
+        at += b
+    measured = dict(files)
+    for state, _, k, _ in unsized:
+        files[state] = files.get(state, 0) + k
+    counts = {s: f"{n:,} file{'s' if n != 1 else ''}" + (
+        "" if s not in nbytes else f", {nbytes[s]:,} bytes" if measured[s] == n
+        else f" ({nbytes[s]:,} bytes in the {measured[s]:,} measured)") for s, n in files.items()}
+    out = [legend([s for s in STATES if s in files], counts),
+           _bar(rects, notches, f"coverage of {total:,} bytes in {len(sized):,} files", "bytes", total),
+           f'<p class="small muted">Each file is as wide as its size in bytes ({total:,} bytes in '
+           f"{len(sized):,} files, in path order); hover a file for its path, size and state.</p>"]
+    if unsized:
+        w = WIDTH / len(unsized)
+        strip = [_rect(i * w, w, st, k, "files", f"{p}: {STATES[st][2]}" + (f" ({why})" if why else "")
+                       + " — size not measured", h=16) for i, (st, p, k, why) in enumerate(unsized)]
+        out.append(f'<p class="small">Not in the bar above ({sum(e[2] for e in unsized):,} of '
+                   f"{total_files:,} files; the walker did not measure them):</p>"
+                   '<svg class="bar unsized" style="height:1rem" viewBox="0 0 1000 16" '
+                   f'preserveAspectRatio="none" data-unit="files" aria-label="{len(unsized)} '
+                   f'entries not measured">{"".join(strip)}</svg>')
+    return "".join(out)
+
+
+def _repo_files(rep: dict) -> str:
+    """audit and mine: one segment per file the walker listed, as wide as its bytes; a run
+    recorded before sizes were kept: equal widths, and the page says so."""
+    fc = rep.get("files") or {}
+    total = int(fc.get("total") or 0)
+    entries = _repo_entries(fc)
+    sizes = fc.get("sizes")
+    if isinstance(sizes, dict) and sizes:
+        return _by_size(entries, sizes, total)
     shown = sum(k for _, _, k, _ in entries)
     if shown < total:  # lists cut by an older rlm: say what is not placed
         entries.append(("unread", f"{total - shown} files", total - shown,
@@ -147,7 +201,9 @@ def _repo_files(rep: dict) -> str:
         rects.append(_rect(at / denom * WIDTH, k / denom * WIDTH, state, k, "files", title))
         at += k
     return (legend([s for s in STATES if s in counts], _line_counts(counts, "file"))
-            + _bar(rects, [], f"coverage of {total} files", "files", total))
+            + _bar(rects, [], f"coverage of {total} files", "files", total)
+            + '<p class="small muted">This run did not record file sizes: each file has the '
+            "same width.</p>")
 
 
 def coverage_section(rep: dict) -> str:

@@ -1,10 +1,7 @@
 """The module dependency graph of an audit, drawn as SVG by code: a layered layout (importers
-above what they import), no layout service.
-
-1. Cycles are broken by leaving out the edges a depth-first walk finds going back.
-2. Layers by longest path: a module sits one layer below the lowest module importing it.
-3. Order within a layer by the mean position of its importers (two sweeps), which keeps most
-   edges short and uncrossed; good enough for tens of modules.
+above what they import, rlm.render.html.graph_layout), no layout service; edges are routed
+through the gaps between layers and through slots of their own inside them, never through a
+module's box, with an arrowhead on what is imported.
 
 Accepted shapes: the audit's module graph (``views.graph``, rlm.codeview: nodes with ``id``
 and ``path``, edges with ``source`` and ``target``), drawn between the module map's modules
@@ -15,9 +12,10 @@ means a imports b."""
 
 from __future__ import annotations
 
+from rlm.render.html.graph_layout import NODE_H, NODE_W, layers, layout, path_d, routes
 from rlm.render.html.page import esc
 
-NODE_W, NODE_H, GAP_X, GAP_Y = 150, 30, 24, 56
+__all__ = ["graph_of", "graph_svg", "layers"]
 
 
 def _module_of(path: str, modules: list[str]) -> str | None:
@@ -70,103 +68,39 @@ def graph_of(audit: dict, views: dict | None = None) -> tuple[list[str], list[tu
     return names, list(dict.fromkeys((a, b) for a, b in edges if a != b))
 
 
-def _acyclic(names: list[str], edges: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    out_of: dict[str, list[str]] = {n: [] for n in names}
-    for a, b in edges:
-        out_of[a].append(b)
-    state: dict[str, int] = {}
-    back: set[tuple[str, str]] = set()
-    for root in names:
-        if root in state:
-            continue
-        stack = [(root, iter(out_of[root]))]
-        state[root] = 1
-        while stack:
-            node, it = stack[-1]
-            nxt = next(it, None)
-            if nxt is None:
-                state[node] = 2
-                stack.pop()
-            elif state.get(nxt) == 1:
-                back.add((node, nxt))
-            elif nxt not in state:
-                state[nxt] = 1
-                stack.append((nxt, iter(out_of[nxt])))
-    return [e for e in edges if e not in back]
-
-
-def layers(names: list[str], edges: list[tuple[str, str]]) -> list[list[str]]:
-    """Nodes by layer, top (importers) to bottom (what they import), ordered in each layer."""
-    dag = _acyclic(names, edges)
-    parents: dict[str, list[str]] = {n: [] for n in names}
-    for a, b in dag:
-        parents[b].append(a)
-    level: dict[str, int] = {}
-
-    def depth(n: str) -> int:  # longest path from a top node, iteratively
-        todo = [n]
-        while todo:
-            x = todo[-1]
-            missing = [p for p in parents[x] if p not in level]
-            if missing:
-                todo.extend(missing)
-                continue
-            level[x] = 1 + max((level[p] for p in parents[x]), default=-1)
-            todo.pop()
-        return level[n]
-
-    for n in names:
-        depth(n)
-    rows: list[list[str]] = [[] for _ in range(max(level.values(), default=0) + 1)]
-    for n in names:
-        rows[level[n]].append(n)
-    for _ in range(2):  # order by the mean place of the parents in the row above
-        for i in range(1, len(rows)):
-            place = {n: j for j, n in enumerate(rows[i - 1])}
-            rows[i].sort(key=lambda n: sum(place.get(p, 0) for p in parents[n])
-                         / max(1, sum(p in place for p in parents[n])))
-    return rows
-
-
 def graph_svg(audit: dict, views: dict | None = None) -> str:
     names, edges = graph_of(audit, views)
     if not names:
         return ""
-    rows = layers(names, edges)
-    width = max(len(r) for r in rows) * (NODE_W + GAP_X) + GAP_X
-    height = len(rows) * (NODE_H + GAP_Y)
-    at: dict[str, tuple[float, float]] = {}
-    for i, r in enumerate(rows):
-        x0 = (width - len(r) * (NODE_W + GAP_X) + GAP_X) / 2
-        for j, n in enumerate(r):
-            at[n] = (x0 + j * (NODE_W + GAP_X), GAP_Y / 2 + i * (NODE_H + GAP_Y))
-    lines = []
-    for a, b in edges:
-        (xa, ya), (xb, yb) = at[a], at[b]
-        up = ya >= yb  # an edge of a cycle, drawn dashed
-        y1, y2 = (ya, yb + NODE_H) if up else (ya + NODE_H, yb)
-        lines.append(f'<line class="edge" data-from="{esc(a)}" data-to="{esc(b)}" '
-                     f'x1="{xa + NODE_W / 2:.1f}" y1="{y1:.1f}" x2="{xb + NODE_W / 2:.1f}" '
-                     f'y2="{y2:.1f}" stroke="#555" stroke-width="1.2" marker-end="url(#arrow)"'
-                     + (' stroke-dasharray="5 3"' if up else "") + f"><title>{esc(a)} imports "
-                     f"{esc(b)}{' (a cycle)' if up else ''}</title></line>")
+    lay = layout(names, edges)
+    level = {n: i for i, r in enumerate(lay.rows) for n in r}
+    paths = []
+    for (a, b), pts, up in zip(edges, routes(lay), lay.up):
+        if up:  # laid out turned round: drawn from the importer, below, up to what it imports
+            pts = pts[::-1]
+        paths.append(f'<path class="edge" data-from="{esc(a)}" data-to="{esc(b)}" '
+                     f'd="{path_d(pts)}" fill="none" stroke="#555" stroke-width="1.2" '
+                     'marker-end="url(#arrow)"' + (' stroke-dasharray="5 3"' if up else "")
+                     + f"><title>{esc(a)} imports {esc(b)}{' (a cycle)' if up else ''}</title>"
+                     "</path>")
     boxes = []
-    for n, (x, y) in at.items():
+    for n in names:
+        x, y = lay.x[n], lay.top(level[n])
         label = n if len(n) <= 20 else "…" + n[-19:]
-        layer = next(i for i, r in enumerate(rows) if n in r)
-        boxes.append(f'<g class="node" data-name="{esc(n)}" data-layer="{layer}">'
+        boxes.append(f'<g class="node" data-name="{esc(n)}" data-layer="{level[n]}">'
                      f'<rect x="{x:.1f}" y="{y:.1f}" width="{NODE_W}" height="{NODE_H}" rx="4" '
                      f'fill="#eef3fa" stroke="#2f6fb5"/><text x="{x + NODE_W / 2:.1f}" '
                      f'y="{y + NODE_H / 2 + 4:.1f}" text-anchor="middle" font-size="12" '
                      f'font-family="monospace">{esc(label)}</text><title>{esc(n)}</title></g>')
-    cycles = sum(1 for a, b in edges if at[a][1] >= at[b][1])
+    cycles = sum(lay.up)
     note = (f"{len(names)} modules, {len(edges)} imports between them; an arrow points from a "
-            "module to one it imports" + (f"; {cycles} dashed arrow(s) close a cycle" if cycles
-                                           else "") + ".")
+            "module to one it imports, routed between the layers" + (
+                f"; {cycles} dashed arrow(s) close a cycle" if cycles else "") + ".")
+    w, h = lay.width, lay.height
     return (f'<p class="small muted">{esc(note)}</p><figure style="margin:0">'
-            f'<svg class="graph" viewBox="0 0 {width:.0f} {height:.0f}" role="img" '
-            f'style="max-width:{width * 1.3:.0f}px" '
+            f'<svg class="graph" viewBox="0 0 {w:.0f} {h:.0f}" role="img" '
+            f'style="max-width:{w * 1.3:.0f}px" '
             f'aria-label="module dependency graph"><defs><marker id="arrow" viewBox="0 0 10 10" '
             'refX="10" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">'
             '<path d="M0,0 L10,5 L0,10 z" fill="#555"/></marker></defs>'
-            + "".join(lines) + "".join(boxes) + "</svg></figure>")
+            + "".join(paths) + "".join(boxes) + "</svg></figure>")

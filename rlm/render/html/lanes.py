@@ -12,6 +12,7 @@ Runs recorded before the record existed are drawn by rlm.render.html.timeline (e
 from __future__ import annotations
 
 from rlm.corpus.clock import duration
+from rlm.corpus.lanes import KINDS_MAX
 from rlm.corpus.timeparse import as_datetime, has_year
 from rlm.render.html.axis import axis_html, fmt_time, line_label, round_ticks, short
 from rlm.render.html.findings import event_kinds
@@ -19,7 +20,7 @@ from rlm.render.html.page import esc
 
 WIDTH = 1000.0
 SHADES = 5  # density levels: one path each, so a dense lane costs bytes per run, not per bin
-LANES_MAX = 200  # lanes drawn; the table below lists every kind
+LANES_MAX = KINDS_MAX  # lanes drawn (as many as recorded); the table lists every kind
 PLACED = {"blocks": "placed by the block of the file they are in (exact per block)",
           "examples": "only its example lines were recorded: the rest are not drawn"}
 
@@ -58,6 +59,12 @@ class Axis:
                 path, off = p, o
         return f"{path}:{line - off:,}"
 
+    def slice_text(self, bins: int) -> str:
+        """What one bin of a density strip spans: " (7 min each)", " (3,000 lines each)"."""
+        if self.time is not None:
+            return f" ({duration((self.time['last'] - self.time['first']) / bins)} each)"
+        return f" ({max(1, round(self.lines / bins)):,} lines each)"
+
     def ticks(self) -> list[str]:
         if self.time is None:
             return [line_label(1 + round((self.lines - 1) * i / 4), self.offsets) for i in range(5)]
@@ -87,7 +94,7 @@ def _stamp(t: float) -> str:
     return d.strftime("%Y-%m-%d %H:%M:%S" if has_year(d) else "%b %d %H:%M:%S")
 
 
-def _density(bins: list[int]) -> str:
+def _density(bins: list[int], slice_text: str = "") -> str:
     """One path per shade: runs of bins of the same shade as rectangles."""
     top = max(bins, default=0)
     if top <= 0:
@@ -111,8 +118,8 @@ def _density(bins: list[int]) -> str:
         i = j + 1
     return "".join(
         f'<path class="density d{lv}" data-level="{lv}" fill-opacity="{0.15 + 0.85 * lv / SHADES:.2f}" '
-        f'd="{"".join(ds)}"><title>{_range(*ranges[lv])} in each of these {len(bins)}ths of '
-        f"the axis</title></path>" for lv, ds in sorted(runs.items()))
+        f'd="{"".join(ds)}"><title>{_range(*ranges[lv])} in each of these slices'
+        f"{esc(slice_text)}</title></path>" for lv, ds in sorted(runs.items()))
 
 
 def _range(lo: int, hi: int) -> str:
@@ -120,13 +127,19 @@ def _range(lo: int, hi: int) -> str:
 
 
 def _strip(axis: Axis, lane: dict, count: int) -> str:
+    extra = ""
     if "marks" in lane:
         body = _ticks(axis, [m for m in lane["marks"] if isinstance(m, list) and m])
     else:
         bins = lane.get("time_bins") if axis.time is not None else lane.get("line_bins")
-        body = _density([int(n) for n in bins or []])
+        counts = [int(n) for n in bins or []]
+        body = _density(counts, axis.slice_text(len(counts) or 1))
+        if counts:  # the page's script shows the slice under the pointer with its exact count
+            a, b = ((axis.time["first"], axis.time["last"]) if axis.time else (1, axis.lines))
+            extra = (f' data-bins="{",".join(map(str, counts))}" data-from="{a}" data-to="{b}" '
+                     f'data-unit="{"time" if axis.time else "line"}"')
     return (f'<svg class="strip" viewBox="0 0 {WIDTH:.0f} 24" preserveAspectRatio="none" '
-            f'role="img" aria-label="{count} lines">{body}</svg>')
+            f'role="img" aria-label="{count} lines"{extra}>{body}</svg>')
 
 
 def _lane(axis: Axis, k: dict, lane: dict) -> str:
@@ -171,9 +184,13 @@ def lanes_section(rep: dict) -> str:
     kinds = [k for k in event_kinds(rep) if str(k.get("id")) in (tl or {}).get("kinds", {})]
     if tl is None or not kinds:
         return ""
-    axis = Axis(tl)
-    rows = [_lane(axis, k, tl["kinds"][str(k.get("id"))]) for k in kinds[:LANES_MAX]]
+    try:
+        axis = Axis(tl)
+        rows = [_lane(axis, k, tl["kinds"][str(k.get("id"))]) for k in kinds[:LANES_MAX]]
+    except (TypeError, ValueError, KeyError, AttributeError):
+        return ""  # a record this renderer cannot read: the examples are drawn instead
     axis_row = axis_html(axis.ticks())
+    total = len(event_kinds(rep))  # the record holds the first kinds only (rlm.corpus.lanes)
     return (f'<p class="small muted" data-axis="{"time" if axis.time else "line"}">'
-            f"{esc(_note(tl, axis, len(rows), len(kinds)))}</p>"
+            f"{esc(_note(tl, axis, len(rows), total))}</p>"
             + axis_row + "".join(rows) + (axis_row if len(rows) > 8 else ""))

@@ -47,17 +47,22 @@ th{background:#f3f3f6;font-weight:600;overflow-wrap:normal}td.num,th.num{text-al
 .legend span{display:inline-flex;align-items:center;gap:.3rem}
 .legend svg{width:1.6rem;height:.9rem;border:1px solid #888}
 .bar{width:100%;height:2.4rem;display:block;border:1px solid #888}
+.bar[data-unit=bytes] .seg{stroke:#fff;stroke-width:1px;vector-effect:non-scaling-stroke}
 .fileband{width:100%;height:.9rem;display:block}
 .lane{display:grid;grid-template-columns:minmax(8rem,16rem) 1fr;gap:.5rem;align-items:center;
  border-bottom:1px dotted #e0e0e6;padding:.15rem 0}
 .lane-label{font-size:.8rem;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
 .strip{width:100%;height:1.5rem;display:block;background:#fafafa}
 .strip .mark,.strip .density{fill:#1d1d1f}
+.tip{position:fixed;z-index:9;background:#1d1d1f;color:#fff;font-size:.75rem;padding:.15rem .4rem;
+ pointer-events:none;white-space:nowrap}
 .axis{display:grid;grid-template-columns:minmax(8rem,16rem) 1fr;gap:.5rem;font-size:.75rem;
  color:var(--muted)}
 .axis .ticks{position:relative;height:1.2rem}
 .axis .ticks span{position:absolute;transform:translateX(-50%);white-space:nowrap}
 .axis .ticks span:first-child{transform:none}.axis .ticks span:last-child{transform:translateX(-100%)}
+.axis .ticks span.at{top:.3rem}.axis .ticks i{position:absolute;top:0;height:.35rem;border-left:1px solid #888}
+.axis .ticks:has(i){height:1.5rem}
 .finding{margin:.5rem 0 .9rem}.finding .claim{margin:.1rem 0}
 .finding.tight{margin:.1rem 0}
 .evline{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.5rem;align-items:start;
@@ -92,6 +97,22 @@ document.querySelectorAll('.ref').forEach(function(el){
   }
   el.addEventListener('click',copy);
   el.addEventListener('keydown',function(e){if(e.key==='Enter'||e.key===' '){e.preventDefault();copy()}});
+});
+// a density strip: the exact count of the slice under the pointer (scripting off: each shade's range)
+var tip=document.createElement('div');tip.className='tip';tip.hidden=true;document.body.appendChild(tip);
+document.querySelectorAll('svg.strip[data-bins]').forEach(function(s){
+  var bins=s.dataset.bins.split(',').map(Number),n=bins.length,a=Number(s.dataset.from),
+      b=Number(s.dataset.to),time=s.dataset.unit==='time',long=b-a>86400;
+  s.querySelectorAll('title').forEach(function(t){t.remove()});
+  function at(v){return time?new Date(v*1000).toISOString().replace('T',' ').slice(long?5:11,19)
+                       :'line '+Math.round(v).toLocaleString('en')}
+  s.addEventListener('mousemove',function(e){
+    var r=s.getBoundingClientRect(),i=Math.min(n-1,Math.max(0,Math.floor((e.clientX-r.left)/r.width*n)));
+    tip.textContent=bins[i].toLocaleString('en')+' line'+(bins[i]===1?'':'s')+', '+at(a+(b-a)*i/n)+' to '+at(a+(b-a)*(i+1)/n);
+    tip.hidden=false;var w=tip.offsetWidth,x=e.clientX+12;
+    tip.style.left=(x+w>innerWidth?Math.max(0,e.clientX-w-12):x)+'px';tip.style.top=(e.clientY+14)+'px';
+  });
+  s.addEventListener('mouseleave',function(){tip.hidden=true});
 });
 """
 

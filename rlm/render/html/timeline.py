@@ -8,10 +8,10 @@ line number, and the page says so. Bursts show as dense marks, silences as empty
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from rlm.corpus.timeparse import as_datetime, has_year, parser_for
-from rlm.render.html.axis import axis_html, fmt_time, line_label, short
+from rlm.render.html.axis import axis_html, fmt_time, line_label, round_ticks, short
 from rlm.render.html.findings import event_kinds
 from rlm.render.html.page import esc
 
@@ -151,12 +151,10 @@ def timeline_section(rep: dict) -> str:
     mixed = by_time and len({has_year(t) for t in timed}) > 1  # syslog beside dated files
     by_time = by_time and not mixed
     if by_time:
-        t0, t1 = min(timed), max(timed)
+        t0, t1, ticks, note = _time_span(rep, timed)
         span = max((t1 - t0).total_seconds(), 1e-3)
-        pos = {id(m): (m.time - t0).total_seconds() / span * WIDTH for m in marks}
-        ticks = [fmt_time(t0 + (t1 - t0) * (i / 4), span, i in (0, 4)) for i in range(5)]
-        note = ("On the log's own clock, from the first to the last line drawn. Each mark is one "
-                "line; dense lanes show how many lines fall in each slice of time.")
+        pos = {id(m): min(WIDTH, max(0.0, (m.time - t0).total_seconds() / span * WIDTH))
+               for m in marks}
     else:
         offsets, total = _axis_lines(rep, lanes)
         pos = {id(m): (offsets.get(m.path, 0) + m.line - 1) / max(total - 1, 1) * WIDTH
@@ -167,9 +165,11 @@ def timeline_section(rep: dict) -> str:
                f"{len(marks) - len(timed)} of {len(marks)} marked lines have no readable time")
         note = (f"{why}: the axis is the line number"
                 + (" (the files one after another)" if len(offsets) > 1 else "") + ".")
-    if event_kinds(rep):  # a profile run recorded before rlm.corpus.lanes
-        note += (" This run was recorded before rlm kept where every line of a kind falls: "
-                 "each lane shows only the kind's example lines.")
+    if event_kinds(rep):  # a profile run recorded before rlm.corpus.lanes, or by a newer one
+        note += (" This version cannot read this run's record of where every line of a kind "
+                 "falls" if isinstance(rep.get("timeline"), dict) else
+                 " This run was recorded before rlm kept where every line of a kind falls")
+        note += ": each lane shows only the kind's example lines."
     rows = []
     for ln in lanes:
         xs = [(pos[id(m)], f"{m.path}:{m.line}" + (f" at {m.time}" if m.time else ""))
@@ -186,6 +186,24 @@ def timeline_section(rep: dict) -> str:
     # the axis above and below the lanes: a long list of lanes keeps its scale in view
     return (f'<p class="small muted" data-axis="{"time" if by_time else "line"}">{esc(note)}</p>'
             + axis + "".join(rows) + (axis if len(rows) > 8 else ""))
+
+
+def _time_span(rep: dict, timed: list[datetime]) -> tuple[datetime, datetime, list, str]:
+    """The axis's ends, ticks and note: the log's own first and last time when the run
+    recorded them (rlm.corpus.lanes) and every mark falls inside; else the marks' own span."""
+    a, b = min(timed), max(timed)
+    clock = (rep.get("timeline") or {}).get("time") if isinstance(rep.get("timeline"), dict) else None
+    if isinstance(clock, dict) and clock.get("last", 0) > clock.get("first", 0):
+        t0, t1 = as_datetime(clock["first"]), as_datetime(clock["last"])
+        if t0 - timedelta(seconds=1) <= a and b <= t1 + timedelta(seconds=1):
+            ends = f"from {clock.get('first_seen') or t0} to {clock.get('last_seen') or t1}"
+            return t0, t1, round_ticks(clock["first"], clock["last"]), (
+                f"On the log's own clock, {ends}, as the file writes times. Each mark is one "
+                "line; dense lanes show how many lines fall in each slice of time.")
+    span = max((b - a).total_seconds(), 1e-3)
+    return a, b, [fmt_time(a + (b - a) * (i / 4), span, i in (0, 4)) for i in range(5)], (
+        "On the log's own clock, from the first to the last line drawn. Each mark is one "
+        "line; dense lanes show how many lines fall in each slice of time.")
 
 
 def _bins_of_runs(runs: list, offset: int, total: int, bins: list[int]) -> int:

@@ -14,6 +14,7 @@ from typing import Callable
 
 import anyio
 
+from rlm.corpus import instructions
 from rlm.redact import model as redact_model
 from rlm.repo.audit import planner
 from rlm.repo.audit.analyzed import add_analyzer_findings
@@ -31,7 +32,7 @@ from rlm.models.profile import is_code_only
 from rlm.repo.calls import call_task, window_chars
 from rlm.repo.candidates import is_weak_model
 from rlm.repo.corpus import RepoCorpus
-from rlm.repo.ledger import done_event
+from rlm.engine.ledger import done_event
 from rlm.repo.rounds import Rounds, StopReason, run_rounds
 from rlm.repo.facts import repo_facts
 from rlm.repo.summary import summarize_audit
@@ -138,25 +139,28 @@ async def audit_async(repo: str, opts: AuditOptions | None = None, model: Model 
     async def walk_repo() -> None:  # after the preflight, before the run record
         opened.append(RepoCorpus(repo))
 
-    async with Session.open(opts, path=repo, question=question, model=model, on_event=on_event,
-                            handle_sigint=handle_sigint, interrupt=interrupt,
-                            prepare=walk_repo) as s:
-        run = _Audit(opened[0], opts, s.sub, s.budget, s.sink)
-        s.emit(Gate("code_only", ["no model: code scans every kept file for facts"])
-               if run.code_only else
-               Gate("fanout", [f"module map: {len(run.first_jobs)} call(s) over "
-                               f"{len(run.st.modules)} module(s), then rounds until two find "
-                               "nothing new"]))  # the strategy, as ask's gate event says its
-        rounds = await run.execute(s.scope)
-        summ = (await summarize_audit(s.model, run.st.findings.items, opts, s.budget)
-                if opts.summary else None)
-        if summ:
-            run.st.declared.extend(summ.notes)
-        rep = build_report(run, rounds, s.run_id, question)
-        if summ:
-            rep.summary, rep.summary_cites, rep.reduce = summ.text, summ.cites, summ.reduce
-        redact_model.declare_in_statement(s.redaction, rep)
-        return s.finish(rep)
+    with instructions.recording() as withheld:  # the prompt guard's places, for the statement
+        async with Session.open(opts, path=repo, question=question, model=model, on_event=on_event,
+                                handle_sigint=handle_sigint, interrupt=interrupt,
+                                prepare=walk_repo) as s:
+            run = _Audit(opened[0], opts, s.sub, s.budget, s.sink)
+            s.emit(Gate("code_only", ["no model: code scans every kept file for facts"])
+                   if run.code_only else
+                   Gate("fanout", [f"module map: {len(run.first_jobs)} call(s) over "
+                                   f"{len(run.st.modules)} module(s), then rounds until two find "
+                                   "nothing new"]))  # the strategy, as ask's gate event says its
+            rounds = await run.execute(s.scope)
+            summ = (await summarize_audit(s.model, run.st.findings.items, opts, s.budget)
+                    if opts.summary else None)
+            if summ:
+                run.st.declared.extend(summ.notes)
+            if note := instructions.withheld_note(withheld):
+                run.st.declared.append(note)
+            rep = build_report(run, rounds, s.run_id, question)
+            if summ:
+                rep.summary, rep.summary_cites, rep.reduce = summ.text, summ.cites, summ.reduce
+            redact_model.declare_in_statement(s.redaction, rep)
+            return s.finish(rep)
 
 
 def audit(repo: str, opts: AuditOptions | None = None, **kw) -> AuditReport:

@@ -10,7 +10,7 @@ from rlm.repo.audit.jobs import FailedPart
 from rlm.repo.audit.options import AuditOptions
 from rlm.corpus.modules import Module, group_modules
 from rlm.repo.corpus import RepoCorpus
-from rlm.repo.ledger import ReadTracker
+from rlm.repo.model_reads import ReadTracker
 from rlm.schemas.report import FailedChunk
 
 if TYPE_CHECKING:

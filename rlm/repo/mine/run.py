@@ -15,6 +15,7 @@ from typing import Callable
 
 import anyio
 
+from rlm.corpus import instructions
 from rlm.redact import model as redact_model
 from rlm.engine.budget import Budget
 from rlm.engine.mapper import Outcome, map_items
@@ -38,7 +39,8 @@ from rlm.repo.candidates import (
 from rlm.verify.claim_support import support
 from rlm.repo.corpus import RepoCorpus
 from rlm.repo.link_claims import LinkClaims
-from rlm.repo.ledger import ReadTracker, done_event
+from rlm.engine.ledger import done_event
+from rlm.repo.model_reads import ReadTracker
 from rlm.repo.summary import summarize_questions
 from rlm.repo.facts import repo_facts
 from rlm.engine.events import Gate, Plan, to_sink
@@ -88,7 +90,8 @@ class _Mine:
         self.code_only = is_code_only(model)
         self.links: dict[str, int] = {}  # test links by status, for the canonical question
         self.link_claims = LinkClaims(corpus.root)  # a model's link claims, checked by code
-        self.summary_notes: list[str] = []  # --summary's cuts and failures, for the statement
+        self.summary_notes: list[str] = []  # --summary's cuts and failures, and what the
+        # prompt guard withheld: notes for the statement
 
     def plan(self) -> Estimate:
         scoper = Scoper(self.c)
@@ -227,20 +230,23 @@ async def mine_async(repo: str, questions: list[str], opts: MineOptions | None =
     async def walk_repo() -> None:  # after the preflight, before the run record
         opened.append(RepoCorpus(repo))
 
-    async with Session.open(opts, path=repo, question=" | ".join(qs), model=model,
-                            on_event=on_event, handle_sigint=handle_sigint, interrupt=interrupt,
-                            prepare=walk_repo) as s:
-        run = _Mine(opened[0], qs, opts, s.sub, s.budget, s.sink)
-        s.emit(Gate("scoped", [f"code scopes each of {len(qs)} question(s) by keyword search "
-                               "and shared identifiers; then one call or a fan-out each"]))
-        estimate = run.plan()
-        if not opts.dry_run:
-            await run.run(s.scope)
-        if opts.summary:
-            run.summary_notes = await summarize_questions(s.model, run.results, opts, s.budget)
-        rep = build_report(run, estimate, s.run_id)
-        redact_model.declare_in_statement(s.redaction, rep)
-        return s.finish(rep)
+    with instructions.recording() as withheld:  # the prompt guard's places, for the statement
+        async with Session.open(opts, path=repo, question=" | ".join(qs), model=model,
+                                on_event=on_event, handle_sigint=handle_sigint, interrupt=interrupt,
+                                prepare=walk_repo) as s:
+            run = _Mine(opened[0], qs, opts, s.sub, s.budget, s.sink)
+            s.emit(Gate("scoped", [f"code scopes each of {len(qs)} question(s) by keyword search "
+                                   "and shared identifiers; then one call or a fan-out each"]))
+            estimate = run.plan()
+            if not opts.dry_run:
+                await run.run(s.scope)
+            if opts.summary:
+                run.summary_notes = await summarize_questions(s.model, run.results, opts, s.budget)
+            if note := instructions.withheld_note(withheld):
+                run.summary_notes.append(note)
+            rep = build_report(run, estimate, s.run_id)
+            redact_model.declare_in_statement(s.redaction, rep)
+            return s.finish(rep)
 
 
 def mine(repo: str, questions: list[str], opts: MineOptions | None = None, **kw) -> MineReport:

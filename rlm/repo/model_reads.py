@@ -1,6 +1,8 @@
-"""What the model read (line ranges per file), for audit and mine; and the event a finished job
-sends (rlm.engine.events.UnitDone: the same fields as ask's chunks). Failed jobs become
-``coverage.chunks_failed`` entries through rlm.engine.ledger.failed_parts (one per file)."""
+"""What the model read in audit and mine: line ranges per file, for their coverage account.
+
+The ledger itself is rlm.engine.ledger, one for every command: failed jobs become
+``coverage.chunks_failed`` entries through ``ledger.failed_parts`` (one per file), and a finished
+job's event comes from ``ledger.done_event``."""
 
 from __future__ import annotations
 
@@ -8,8 +10,6 @@ from dataclasses import dataclass, field
 
 from rlm.corpus.lines import merge_ranges
 from rlm.repo.corpus import RepoCorpus
-from rlm.engine import ledger
-from rlm.engine.events import UnitDone
 
 
 @dataclass
@@ -39,10 +39,3 @@ class ReadTracker:
     def covers(self, path: str, n_lines: int) -> bool:
         m = merge_ranges(self.ranges.get(path, []))
         return bool(m) and m[0][0] <= 1 and m[0][1] >= n_lines
-
-
-def done_event(job, outcome, budget) -> UnitDone:
-    """A job (anything with ``id`` and ``shown()``) ended: the typed event for every sink."""
-    unit = ledger.unit_of(job.id, ledger.ranges_of((p, n) for p, a, b in job.shown()
-                                                   for n in (a, b)))
-    return UnitDone.of(unit, outcome.status, outcome.reason, budget.usage)
