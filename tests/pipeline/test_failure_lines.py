@@ -98,3 +98,16 @@ def test_a_count_of_failure_lines_in_a_window(bgl):
                         "2005-06-11 10:59?")
     assert rc == 0 and rep["matched"]["total"] == len(want)
     assert _expand(rep["matched"]["lines"]) == set(want)
+
+
+def test_a_folder_counts_each_files_failures_and_says_all_files(tmp_path, bgl):
+    path, want = bgl
+    d = tmp_path / "logs"
+    d.mkdir()
+    (d / "a.log").write_text(path.read_text())
+    (d / "b.log").write_text(path.read_text())
+    rc, rep = ask(d, "cite every line that reports a failure")
+    assert rc == 0 and rep["matched"]["total"] == 2 * len(want)
+    assert {p.rsplit("/", 1)[-1] for p in rep["matched"]["lines"]} == {"a.log", "b.log"}
+    assert all(_expand({p: r}) == want for p, r in rep["matched"]["lines"].items())
+    assert "all 2 files" in rep["answer"] and "whole file" not in rep["answer"]

@@ -30,9 +30,9 @@ def _ref(src, ln: int) -> str:
     return f"{src.display}:{ln}"
 
 
-def _scope(q, scanned: int) -> str:
-    return (f"counted by code over {scanned:,} lines, {q.scope()}; no model read or counted "
-            "anything")
+def _scope(q, tally) -> str:
+    return (f"counted by code over {tally.scanned:,} lines, {q.scope(tally.files)}; no model "
+            "read or counted anything")
 
 
 def _table(label: str, rows: list[tuple[str, list]], total: int, noun: str) -> list[str]:
@@ -73,7 +73,7 @@ def answer(q, concepts: list[str], tally) -> str:
     if q.group_by and tally.total:
         out += _grouped(q, what, tally)
     else:
-        out.append(f"**{tally.total:,}** {what} ({_scope(q, tally.scanned)}).")
+        out.append(f"**{tally.total:,}** {what} ({_scope(q, tally)}).")
     if len(kinds) > 1:
         out += ["", *_table("template", [(shown(k), v) for k, v in kinds], tally.total,
                             "template")]
@@ -104,12 +104,12 @@ def _grouped(q, what: str, tally) -> list[str]:
     leaders = [k for k, (c, _, _) in groups if c == top_c and k != NONE]
     if not leaders:
         return [f"None of the **{tally.total:,}** {what} names a {q.group_by} "
-                f"({_scope(q, tally.scanned)}): code cannot group them by it."]
+                f"({_scope(q, tally)}): code cannot group them by it."]
     nameless = tally.groups.get(NONE, [0])[0]
     no_slot = (f" {_n(nameless, 'line')} of them name no {q.group_by}." if nameless else "")
     head = [_leaders(leaders, q.group_by, top_c, f"of the **{tally.total:,}** {what} "
-                     f"({_scope(q, tally.scanned)})") + no_slot] if q.kind == "top" else [
-        f"**{tally.total:,}** {what} ({_scope(q, tally.scanned)}), in "
+                     f"({_scope(q, tally)})") + no_slot] if q.kind == "top" else [
+        f"**{tally.total:,}** {what} ({_scope(q, tally)}), in "
         f"{_n(len(groups), q.group_by + ' value')}."]
     return head + ["", *_table(q.group_by, groups, tally.total, f"{q.group_by} value")]
 

@@ -53,11 +53,11 @@ class FailureKinds:
         return sorted(out, key=lambda x: (x[0].display, x[1]))
 
 
-def answer(q, total: int, scanned: int, kinds: FailureKinds, cited: int) -> str:
+def answer(q, total: int, scanned: int, kinds: FailureKinds, cited: int, files: int = 1) -> str:
     ranked = kinds.ranked()
     out = [f"**{total:,}** {'line' if total == 1 else 'lines'} that report a failure, in "
            f"{n_(len(ranked), 'event kind')} (counted by code over {scanned:,} lines, "
-           f"{q.scope()}; no model read or counted anything)."]
+           f"{q.scope(files)}; no model read or counted anything)."]
     if ranked:
         out += ["", "| kind | severity | lines | first line |", "|---|---|---:|---|"]
         for t, r in ranked[:KINDS_SHOWN]:

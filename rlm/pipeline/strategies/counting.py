@@ -42,6 +42,7 @@ class Tally:
     related: list = field(default_factory=list)  # templates matched by synonym only: named
     component: dict[str, str] = field(default_factory=dict)  # template -> its main component
     failures: failure_text.FailureKinds = field(default_factory=failure_text.FailureKinds)
+    files: int = 1  # files counted over (a folder's logs)
     failed: list[tuple] = field(default_factory=list)  # (src, FailedShard): not counted
 
     def add(self, src, ln: int, kind: str | None, key: str | None) -> None:
@@ -132,7 +133,7 @@ async def run(ctx: Context) -> Result:
     res = ctx.new_result()
     q = ctx.query
     concepts = question_concepts(q.words) if _by_predicate(q) else []
-    tally = Tally()
+    tally = Tally(files=len(ctx.corpus.sources))
     if _by_predicate(q) and not concepts:
         res.cov.gaps.append("code found no words in the question to count by")
     else:
@@ -144,8 +145,8 @@ async def run(ctx: Context) -> Result:
     _failed_shards(res, tally)
     confident = not _by_predicate(q) or bool(tally.kinds)
     res.reasons.append(f"a counting question about a log: code counts {q.predicate_words()}"
-                       f"{' per ' + q.group_by if q.group_by else ''}, {q.scope()}, over every "
-                       "line; the numbers come from code, never a model")
+                       f"{' per ' + q.group_by if q.group_by else ''}, {q.scope(tally.files)}, "
+                       "over every line; the numbers come from code, never a model")
     if confident and q.group_by and tally.total and set(tally.groups) == {"(none)"}:
         res.cov.gaps.append(f"none of the {tally.total:,} matching lines names a {q.group_by}: "
                             "code cannot group them")
@@ -162,7 +163,7 @@ async def run(ctx: Context) -> Result:
     elif q.failures and not q.group_by:
         cites = tally.failures.sample()
         res.answer_parts.append(failure_text.answer(q, tally.total, tally.scanned,
-                                                    tally.failures, len(cites)))
+                                                    tally.failures, len(cites), tally.files))
         tally.examples = [(src, ln) for src, ln, _ in cites]
     else:
         res.answer_parts.append(count_text.answer(q, concepts, tally))
