@@ -171,3 +171,24 @@ def test_redaction_scans_on_ray_workers_and_sends_the_local_prompts(cluster, tmp
     assert remote.redaction == local.redaction and remote.redaction.values >= len(SECRETS)
     assert [(f.source.line_start, f.evidence) for f in remote.findings] == \
         [(f.source.line_start, f.evidence) for f in local.findings]
+
+
+def test_a_count_shard_that_still_fails_is_named_and_left_out(cluster, log, monkeypatch):
+    from tests.executor.test_executor_ray import Killer
+
+    path, _, lines = log
+    monkeypatch.setenv("RLM_SHARD_MB", "1")
+    monkeypatch.setenv("RLM_RAY_WORKERS", "1")  # one shard at a time: the 2nd kill is the retry
+    killer = Killer(times=2)
+    killer.start()
+    rep = _ask(path, "how many warnings per component?", "ray")
+    killer.stop.set()
+    assert len(killer.killed) == 2
+    failed = rep.coverage.chunks_failed
+    assert [c.chunk for c in failed] == ["shard-1"] and not rep.coverage.complete
+    assert "not counted: its Ray worker died, twice (retried once)" in failed[0].reason
+    assert failed[0].line_start == 1 and failed[0].line_end > 1_000
+    assert f"shard-1 {path}:1-{failed[0].line_end}" in rep.coverage.statement
+    warn = re.compile(r"^\S+ WARN ")  # the total is the other shards' warnings, line for line
+    want = [n for n, s in enumerate(lines, 1) if n > failed[0].line_end and warn.search(s)]
+    assert rep.matched["total"] == len(want) and rep.matched["lines"][str(path)] == _runs(want)
