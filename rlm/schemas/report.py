@@ -150,7 +150,8 @@ class Report(BaseModel):
     read_as: str = ""  # how code read the question (rlm.pipeline.query): "Read as: count lines ..."
     # a counting answer: what it holds, with every matching line number (rlm.pipeline.codeonly.count_text)
     matched: dict | None = None
-    # where the work ran: name (local|ray), workers, nodes, shards_per_node (rlm.executor)
+    # where the work ran: name (local|ray), workers, nodes, shards_per_node, started_local,
+    # tasks (what ran off the driver, by kind) (rlm.executor)
     executor: dict | None = None
     # "anomalies?" (profile): the ranked event kinds, rlm.corpus.anomalies.KindRow.as_dict()
     event_kinds: list[dict] = Field(default_factory=list)
