@@ -27,6 +27,7 @@ import numpy as np
 
 from rlm.corpus.clock import BACKSTEP_S, MIN_TIMED, YEAR_WRAP_S
 from rlm.corpus.counter import read_blocks
+from rlm.corpus.line_offsets import STEP
 from rlm.corpus.mask import mask_block
 from rlm.corpus.templates import KEEP
 from rlm.corpus.timeparse import YEARLESS, as_datetime, has_year, parser_for, text_reader_for
@@ -85,11 +86,17 @@ def _file_times(f, start: int, k: int) -> tuple[list[int], list[float], int, obj
     n = f.line_count
     sample = [f.line(i, 400) for i in range(1, min(50, n) + 1)]
     parse = parser_for(sample)
-    picks = sorted({1 + round((n - 1) * j / max(k - 1, 1)) for j in range(k)} | {n})
+    # on a big file, lines the sampled index knows (every STEP-th), read by plain reads: no
+    # mmap page is left resident by the sampling (rlm.corpus.source.sampled_lines)
+    grid, step = ((n - 1) // STEP, STEP) if n > k * STEP else (n - 1, 1)
+    picks = sorted({1 + step * round(grid * j / max(k - 1, 1)) for j in range(k)} | {n})
     lines, times, missed = [], [], 0
     for ln in picks:
-        for probe in range(ln, min(n, ln + PROBE - 1) + 1):
-            t = parse(f.line(probe, 400))
+        got = getattr(f, "sampled_lines", lambda *a: None)(ln, PROBE)
+        texts = got if got is not None else [f.line(p, 400) for p in
+                                             range(ln, min(n, ln + PROBE - 1) + 1)]
+        for probe, text in enumerate(texts, ln):
+            t = parse(text)
             if t is not None:
                 if not lines or start + probe > lines[-1]:
                     lines.append(start + probe)

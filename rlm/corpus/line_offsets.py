@@ -51,6 +51,12 @@ class LineOffsets:
             return self._samples[k]
         return int(self._block(k)[r])
 
+    def known(self, i: int) -> int | None:
+        """``self[i]`` when the index keeps it (every STEP-th line), without reading the file;
+        else None."""
+        k, r = divmod(i, STEP)
+        return self._samples[k] if r == 0 and 0 <= i < self._count else None
+
     def bisect_right(self, off: int) -> int:
         """How many lines start at or before ``off``: the 1-based line holding that byte."""
         k = bisect_right(self._samples, off) - 1
