@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 import os
+import shlex
 import shutil
 import signal
 import socket
@@ -26,7 +27,9 @@ pytest.importorskip("ray", reason="the ray extra is not installed: pip install '
 from rlm.api import AskOptions, ask_async  # noqa: E402
 from rlm.fixtures.log import write_log  # noqa: E402
 
-RAY = str(Path(sys.executable).with_name("ray"))
+# the `ray` command through this interpreter: a venv whose packages come from elsewhere (or a
+# wheel install without scripts on PATH) has no `ray` script beside python
+RAY = [sys.executable, "-m", "ray.scripts.scripts"]
 # loopback only, and the same on the nodes and the driver: Ray's token auth stays out of the way
 ENV = dict(os.environ, RAY_AUTH_MODE="disabled", RAY_USAGE_STATS_ENABLED="0")
 
@@ -80,7 +83,7 @@ def two_nodes(tmp_path_factory):
     # and /tmp/ray is shared with every other Ray user of this machine
     temp = tempfile.mkdtemp(prefix="rlmray-", dir="/tmp")  # short: Ray's socket paths
     common = ["--num-cpus=1", "--block", "--disable-usage-stats", f"--temp-dir={temp}"]
-    procs = [subprocess.Popen([RAY, "start", "--head", f"--port={port}",
+    procs = [subprocess.Popen([*RAY, "start", "--head", f"--port={port}",
                                "--include-dashboard=false"] + common, env=ENV,
                               start_new_session=True, stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL)]
@@ -88,7 +91,7 @@ def two_nodes(tmp_path_factory):
         _wait(lambda: _port_open(port), "the Ray head")
         procs.append(subprocess.Popen(
             ["unshare", "-m", "--propagation", "private", "sh", "-c",
-             f"mount -t tmpfs none {hidden} && exec {RAY} start --address={addr} "
+             f"mount -t tmpfs none {hidden} && exec {shlex.join(RAY)} start --address={addr} "
              + " ".join(common)], env=ENV, start_new_session=True,
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         _wait(lambda: _alive_nodes(addr) == 2, "the second Ray node")
