@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from rlm.corpus.counter import read_blocks
+from rlm.corpus.counter import hit_lines, read_blocks
 from rlm.corpus.mask import mask_block
 from rlm.corpus.severity import ERROR_RANK, severity
 from rlm.corpus.slots import slot_value
@@ -155,19 +155,10 @@ def _by_shape(part: CountPart, block: bytes, shapes: dict[bytes, str],
 
 def _by_prefilter(part: CountPart, block: bytes, rx: re.Pattern, spec: CountSpec) -> None:
     """The lines of the block that hold a prefilter hit, each checked exactly."""
-    seen, at, at_ln = -1, 0, part.lines + 1  # newlines are counted from the last hit on
-    for m in rx.finditer(block):
-        s = block.rfind(b"\n", 0, m.start()) + 1
-        if s <= seen:
-            continue
-        e = block.find(b"\n", m.start())
-        e = len(block) if e == -1 else e
-        seen = e
-        at_ln += block.count(b"\n", at, s)
-        at = s
-        text = block[s:e].decode("utf-8", "replace")
+    for i, raw in hit_lines(block, rx):
+        text = raw.decode("utf-8", "replace")
         if spec.check(text):
-            part.add(at_ln, None, _key(spec.slot, text, None))
+            part.add(part.lines + 1 + i, None, _key(spec.slot, text, None))
 
 
 @dataclass

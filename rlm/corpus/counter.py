@@ -37,6 +37,23 @@ def block_size(size: int) -> int:
     return max(BLOCK_MIN, min(BLOCK_MAX, size // WINDOWS))
 
 
+def hit_lines(block: bytes, rx) -> Iterator[tuple[int, bytes]]:
+    """(line index in the block, 0-based; the line's bytes) of each line holding a match of
+    the bytes pattern `rx`, once per line however many matches it holds: newlines are counted
+    only from the last hit on, so a block with few hits costs one regex pass."""
+    seen, at, index = -1, 0, 0
+    for m in rx.finditer(block):
+        s = block.rfind(b"\n", 0, m.start()) + 1
+        if s <= seen:
+            continue
+        e = block.find(b"\n", m.start())
+        e = len(block) if e == -1 else e
+        seen = e
+        index += block.count(b"\n", at, s)
+        at = s
+        yield index, block[s:e]
+
+
 def read_blocks(path, start: int = 0, end: int | None = None,
                 block: int = BLOCK_MAX) -> Iterator[tuple[int, bytes]]:
     """(byte offset, block) over [start, end), every block ending at a newline (the last one

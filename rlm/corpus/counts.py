@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
+from rlm.corpus.counter import hit_lines
 from rlm.corpus.grep import extract_anchors
 from rlm.corpus.mask import MASK_RE
 from rlm.corpus.severity import ERROR_RANK, severity, severity_name
@@ -166,17 +167,8 @@ def _candidate_lines(src, rx: re.Pattern | None, first: int, last: int) -> Itera
             for i, raw in enumerate(block.rstrip(b"\n").split(b"\n")):
                 yield ln + i, raw.decode("utf-8", "replace")
         else:
-            seen, at, at_ln = -1, 0, ln  # newlines are counted from the last hit on
-            for m in rx.finditer(block):
-                s = block.rfind(b"\n", 0, m.start()) + 1
-                if s <= seen:
-                    continue
-                e = block.find(b"\n", m.start())
-                e = len(block) if e == -1 else e
-                seen = e
-                at_ln += block.count(b"\n", at, s)
-                at = s
-                yield at_ln, block[s:e].decode("utf-8", "replace")
+            for i, raw in hit_lines(block, rx):
+                yield ln + i, raw.decode("utf-8", "replace")
         ln += block.count(b"\n")
         pos = end
 
