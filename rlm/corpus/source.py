@@ -204,9 +204,9 @@ class TextSource:
         off = self.offsets.known(n - 1)
         if off is None:
             return None
-        with open_file(self.path) as fh:
-            fh.seek(off)
-            raw = fh.read(min(self.size - off, count * (max_chars + 1) + 4096))
+        self.data  # noqa: B018 -- opens the file (and its handle) once, as every reader does
+        raw = os.pread(self._fh.fileno(), min(self.size - off, count * (max_chars + 1) + 4096),
+                       off)  # one positioned read on the open handle, no open per sample
         out = raw.decode("utf-8", errors="replace").split("\n")
         if off + len(raw) >= self.size and out and out[-1] == "":
             out.pop()  # the file's last newline ends the last line
