@@ -38,7 +38,8 @@ from tests.planted_secrets import KINDS, keyed_line, leaked, prose_line  # noqa:
 from rlm.fixtures.log import write_log  # noqa: E402
 from rlm.fixtures.repo import write_repo  # noqa: E402
 from rlm.fixtures.transcript import write_transcript  # noqa: E402
-from rlm.redact.detect import Redactor, detect  # noqa: E402
+from rlm.redact.detect import detect  # noqa: E402
+from rlm.redact.redactor import Redactor  # noqa: E402
 
 EXPECTED_PII = {("IP", "198.51.100.173"), ("EMAIL", "security@parcelpost.invalid")}
 

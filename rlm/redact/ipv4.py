@@ -36,6 +36,7 @@ _WORD = _table(b"0123456789" + _LETTERS)
 _NOT_BEFORE = _table(b"0123456789." + _LETTERS)
 _VERSION_END = _table(b"nNrRvVdDeE~")  # the last letter of a version word (dense._VERSION_BEFORE)
 _SKIP = _table(b" \t:=")  # what may stand between a version word and its number
+_VERSION_WORDS = (b"version", b"ver", b"v", b"rev", b"revision", b"build", b"firmware")
 
 
 def _first(mask: np.ndarray, after: np.ndarray) -> np.ndarray:
@@ -89,8 +90,8 @@ def _ends(pad: np.ndarray, s: np.ndarray) -> np.ndarray:
 
 
 def _version_suspects(pad: np.ndarray, s: np.ndarray) -> np.ndarray:
-    """Which of s have, past spaces, ':' and '=' (24 bytes at most), a byte that can end a
-    version word: only those go through the version regex."""
+    """Which of s have, past spaces, ':' and '=' (24 bytes at most), '~' or a version word
+    (one of dense._VERSION_BEFORE's, whole): only those go through that regex."""
     back = np.full(len(s), -1)
     for k in range(1, 25):
         undecided = back < 0
@@ -99,7 +100,16 @@ def _version_suspects(pad: np.ndarray, s: np.ndarray) -> np.ndarray:
         b = pad[np.maximum(s - k, 0)]
         back = np.where(undecided & ~_SKIP[b], np.where(_VERSION_END[b] & (s - k > 0), k, 0),
                         back)
-    return back > 0
+    end = s - np.maximum(back, 0)  # the last byte of the word
+    low = pad | 0x20  # ASCII letters in lower case ('~' stays '~')
+    suspect = (back > 0) & (pad[end] == 0x7E)
+    for word in _VERSION_WORDS:
+        n = len(word)
+        hit = (back > 0) & (end - n >= 0) & ~_WORD[pad[np.maximum(end - n, 0)]]
+        for j, ch in enumerate(word):
+            hit &= low[np.maximum(end - n + 1 + j, 0)] == ch
+        suspect |= hit
+    return suspect
 
 
 def spans(nl: bytes, version_before) -> tuple[list[int], list[int]]:
