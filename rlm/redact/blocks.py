@@ -1,7 +1,7 @@
 """Where in a text each of many words occurs, by blocks: one pass of an RE2 Set per block.
 
 The text's bytes are cut into blocks of about 4 KB that end at line ends; an RE2 Set of the
-lower-cased words (gitleaks' rule keywords, and the words the rare detectors need: '://',
+words (case-blind) (gitleaks' rule keywords, and the words the rare detectors need: '://',
 'bearer', 'password', '@', ...) says which of them each block holds. A detector then reads only
 the blocks (or the lines) that hold its words: gitleaks reads a rule over a whole file when its
 keyword is anywhere in it, and on a log 'auth' or 's.' is somewhere in every file.
@@ -41,8 +41,8 @@ class WordSet:
         o.max_mem = 64 << 20
         o.encoding = re2.Options.Encoding.LATIN1
         s = re2.Set.SearchSet(o)
-        for w in self.words:
-            s.Add(re2.escape(w))
+        for w in self.words:  # case-blind in the Set: faster than lower-casing the text first
+            s.Add(b"(?i)" + re2.escape(w))
         self.canary = s.Add(b"^")
         s.Compile()
         self._set = s._set
@@ -50,24 +50,24 @@ class WordSet:
 
     def where(self, data: bytes) -> "Presence":
         blocks = cut_blocks(data)
-        low = data.lower()
         every = range(len(self.words))
         found: dict[int, list[int]] = {}
+        match = self._set.Match
         for bi, (a, b) in enumerate(blocks):
-            got = self._set.Match(low[a:b])
+            got = match(data[a:b])
             if self.canary not in got:  # the DFA gave up: count the block as holding them all
                 got = every
             for k in got:
                 if k != self.canary:
                     found.setdefault(k, []).append(bi)
-        return Presence(self, data, low, blocks, found)
+        return Presence(self, data, blocks, found)
 
 
 class Presence:
     """Which blocks of one text hold which words."""
 
-    def __init__(self, words: WordSet, data: bytes, low: bytes, blocks, found):
-        self.words, self.data, self.low, self.blocks = words, data, low, blocks
+    def __init__(self, words: WordSet, data: bytes, blocks, found):
+        self.words, self.data, self.blocks = words, data, blocks
         self._found = found
 
     def blocks_of(self, words: Iterable[bytes]) -> list[int]:

@@ -92,7 +92,7 @@ def ipv4(nl: bytes, out: list, kind: str = "IP") -> None:
     them in 2 MB."""
     from rlm.redact.ipv4 import spans as ipv4_spans
 
-    starts, ends = ipv4_spans(nl, _VERSION_BEFORE)
+    starts, ends = ipv4_spans(nl)
     out.extend(zip([s - 1 for s in starts], [e - 1 for e in ends], [kind] * len(starts)))
 
 

@@ -34,7 +34,6 @@ _LETTERS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_"
 _DIGIT = _table(b"0123456789")
 _WORD = _table(b"0123456789" + _LETTERS)
 _NOT_BEFORE = _table(b"0123456789." + _LETTERS)
-_VERSION_END = _table(b"nNrRvVdDeE~")  # the last letter of a version word (dense._VERSION_BEFORE)
 _SKIP = _table(b" \t:=")  # what may stand between a version word and its number
 _VERSION_WORDS = (b"version", b"ver", b"v", b"rev", b"revision", b"build", b"firmware")
 
@@ -89,43 +88,42 @@ def _ends(pad: np.ndarray, s: np.ndarray) -> np.ndarray:
     return np.where(ok, s + e4, -1)
 
 
-def _version_suspects(pad: np.ndarray, s: np.ndarray) -> np.ndarray:
-    """Which of s have, past spaces, ':' and '=' (24 bytes at most), '~' or a version word
-    (one of dense._VERSION_BEFORE's, whole): only those go through that regex."""
-    back = np.full(len(s), -1)
-    for k in range(1, 25):
-        undecided = back < 0
-        if not undecided.any():
+def _versions(pad: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """Which of s follow a version word, as dense._VERSION_BEFORE reads the 24 bytes before:
+    `\bversion`, `ver`, `v`, `rev`, `revision`, `build` or `firmware`, then spaces with at most
+    one ':' or '=' among them; or a '~' right before."""
+    gap = np.zeros(len(s), np.int64)  # how many spaces, ':' and '=' right before
+    signs = np.zeros(len(s), np.int64)  # how many of them are ':' or '='
+    rows = np.arange(len(s))
+    for k in range(1, 25):  # rows still in a gap: few after the first byte or two
+        b = pad[np.maximum(s[rows] - k, 0)]
+        more = _SKIP[b] & (s[rows] - k > 0)
+        rows, b = rows[more], b[more]
+        if not len(rows):
             break
-        b = pad[np.maximum(s - k, 0)]
-        back = np.where(undecided & ~_SKIP[b], np.where(_VERSION_END[b] & (s - k > 0), k, 0),
-                        back)
-    end = s - np.maximum(back, 0)  # the last byte of the word
-    low = pad | 0x20  # ASCII letters in lower case ('~' stays '~')
-    suspect = (back > 0) & (pad[end] == 0x7E)
-    for word in _VERSION_WORDS:
-        n = len(word)
-        hit = (back > 0) & (end - n >= 0) & ~_WORD[pad[np.maximum(end - n, 0)]]
-        for j, ch in enumerate(word):
+        gap[rows] += 1
+        signs[rows] += (b == 0x3A) | (b == 0x3D)
+    else:
+        gap[rows] = 24  # 24 bytes of gap: no word fits in the regex's view
+    end = s - gap - 1  # the last byte of the word
+    low = pad | 0x20  # ASCII letters in lower case
+    word = np.zeros(len(s), bool)
+    for w in _VERSION_WORDS:
+        n = len(w)
+        hit = (gap + n <= 24) & (end - n >= 0) & ~_WORD[pad[np.maximum(end - n, 0)]]
+        for j, ch in enumerate(w):
             hit &= low[np.maximum(end - n + 1 + j, 0)] == ch
-        suspect |= hit
-    return suspect
+        word |= hit
+    return (word & (signs <= 1)) | (pad[np.maximum(s - 1, 0)] == 0x7E)
 
 
-def spans(nl: bytes, version_before) -> tuple[list[int], list[int]]:
-    """(starts, ends) in nl of its IPv4 addresses, less loopback, 0.0.0.0 and the ones that
-    `version_before` (a bytes regex) finds a version word right before."""
+def spans(nl: bytes) -> tuple[list[int], list[int]]:
+    """(starts, ends) in nl of its IPv4 addresses, less loopback, 0.0.0.0 and versions."""
     pad = np.frombuffer(nl + b"\0" * _W, np.uint8)
     s = _starts(pad, len(nl))
     if not len(s):
         return [], []
     e = _ends(pad, s)
     s, e = s[e >= 0], e[e >= 0]
-    suspects = _version_suspects(pad, s)
-    if suspects.any():
-        keep = np.ones(len(s), bool)
-        for i in np.flatnonzero(suspects).tolist():
-            at = int(s[i])
-            keep[i] = version_before.search(nl, max(0, at - 24), at) is None
-        s, e = s[keep], e[keep]
-    return s.tolist(), e.tolist()
+    keep = ~_versions(pad, s)
+    return s[keep].tolist(), e[keep].tolist()

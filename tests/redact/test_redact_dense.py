@@ -105,7 +105,8 @@ def test_addresses_found_with_arrays_match_the_pattern_on_random_text(seed):
 
     rnd = random.Random(seed)
     octets = [0, 1, 9, 10, 25, 99, 100, 127, 199, 249, 255, 256, 300, 1000, "01", "00", "2555"]
-    seps = [" ", "..", ".", "-", ":", "=", "a", "_", "/", " v ", " ver ", "~", "\n", ",", ".x"]
+    seps = [" ", "..", ".", "-", ":", "=", "a", "_", "/", " v ", " ver ", "~", "\n", ",", ".x",
+            " version: ", " Build=", "rev ", " firmware:= ", "xv ", "\tV\t", " v=:", "~ "]
     chains = (".".join(str(rnd.choice(octets)) for _ in range(rnd.choice([3, 4, 4, 4, 5])))
               for _ in range(20_000))
     text = "".join(c + rnd.choice(seps) for c in chains)
