@@ -70,6 +70,10 @@ class Presence:
         self.words, self.data, self.blocks = words, data, blocks
         self._found = found
 
+    def present(self) -> set[bytes]:
+        """The words found in any block."""
+        return {self.words.words[k] for k in self._found}
+
     def blocks_of(self, words: Iterable[bytes]) -> list[int]:
         out: set[int] = set()
         for w in words:

@@ -34,6 +34,7 @@ _LETTERS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_"
 _DIGIT = _table(b"0123456789")
 _WORD = _table(b"0123456789" + _LETTERS)
 _NOT_BEFORE = _table(b"0123456789." + _LETTERS)
+_VERSION_END = _table(b"nNrRvVdDeE")  # the last letter of a version word
 _SKIP = _table(b" \t:=")  # what may stand between a version word and its number
 _VERSION_WORDS = (b"version", b"ver", b"v", b"rev", b"revision", b"build", b"firmware")
 
@@ -76,7 +77,7 @@ def _ends(pad: np.ndarray, s: np.ndarray) -> np.ndarray:
     digit = win.astype(np.int16) - 48
     for a, b in ((np.full(len(s), -1), p1), (p1, p2), (p2, p3), (p3, e4)):
         n = b - a - 1
-        c0, c1, c2 = (digit[rows, np.clip(a + k, 0, last)] for k in (1, 2, 3))
+        c0, c1, c2 = (digit[rows, np.minimum(np.maximum(a + k, 0), last)] for k in (1, 2, 3))
         value = np.where(n == 1, c0, np.where(n == 2, c0 * 10 + c1, c0 * 100 + c1 * 10 + c2))
         ok &= (n >= 1) & (n <= 3) & (value <= 255) & ((n == 1) | (c0 != 0))
     e = np.minimum(e4, _W - 2)
@@ -106,15 +107,17 @@ def _versions(pad: np.ndarray, s: np.ndarray) -> np.ndarray:
     else:
         gap[rows] = 24  # 24 bytes of gap: no word fits in the regex's view
     end = s - gap - 1  # the last byte of the word
-    low = pad | 0x20  # ASCII letters in lower case
+    tilde = pad[np.maximum(s - 1, 0)] == 0x7E
+    if not (_VERSION_END[pad[end]] & (gap < 24)).any():
+        return tilde  # no letter that ends a version word: the common case
     word = np.zeros(len(s), bool)
     for w in _VERSION_WORDS:
         n = len(w)
         hit = (gap + n <= 24) & (end - n >= 0) & ~_WORD[pad[np.maximum(end - n, 0)]]
         for j, ch in enumerate(w):
-            hit &= low[np.maximum(end - n + 1 + j, 0)] == ch
+            hit &= (pad[np.maximum(end - n + 1 + j, 0)] | 0x20) == ch  # ASCII, any case
         word |= hit
-    return (word & (signs <= 1)) | (pad[np.maximum(s - 1, 0)] == 0x7E)
+    return (word & (signs <= 1)) | tilde
 
 
 def spans(nl: bytes) -> tuple[list[int], list[int]]:

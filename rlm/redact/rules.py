@@ -102,23 +102,33 @@ class RuleSet:
     def __init__(self, rules: list[Rule], global_allow: Allow):
         self.rules = rules
         self.global_allow = global_allow
-        self._by_keyword: dict[str, list[int]] = {}
-        for i, r in enumerate(rules):
-            for k in r.keywords:
+        self._by_keyword: dict[bytes, list[int]] = {}
+        self._keyword_bytes = [tuple(k.encode("utf-8") for k in r.keywords) for r in rules]
+        for i, words in enumerate(self._keyword_bytes):
+            for k in words:
                 self._by_keyword.setdefault(k, []).append(i)
+        self._keywordless = any(not r.keywords for r in rules)  # gitleaks' has none today
 
     def keywords(self) -> list[bytes]:
-        return [k.encode("utf-8") for k in self._by_keyword]
+        return list(self._by_keyword)
 
     def find(self, where) -> Iterator[Found]:
         """Secrets the rules find in where.data (UTF-8 bytes; offsets in bytes), each rule over
         the blocks that hold its keywords (where: an rlm.redact.blocks.Presence that knows
-        them), rule by rule (not in data order)."""
+        them), rule by rule (not in data order). Only the rules with a keyword present are
+        looked at: a prompt of a few lines holds a handful of the ~300 keywords."""
         data = where.data
         whole = [(0, len(data))]
-        for rule in self.rules:
-            spans = where.windows(k.encode("utf-8") for k in rule.keywords) if rule.keywords \
-                else whole
+        present = where.present()
+        due = {i for k in present for i in self._by_keyword.get(k, ())}
+        for i in (range(len(self.rules)) if self._keywordless else sorted(due)):
+            rule = self.rules[i]
+            if not rule.keywords:
+                spans = whole
+            elif i in due:
+                spans = where.windows(self._keyword_bytes[i])
+            else:
+                continue
             for a, b in spans:
                 for m in rule.rx.finditer(data, a, b):
                     hit = self._secret(rule, m, data)

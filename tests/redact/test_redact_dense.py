@@ -118,4 +118,7 @@ def test_addresses_found_with_arrays_match_the_pattern_on_random_text(seed):
 def _fast_ipv4(text: str) -> list:
     out: list = []
     dense.ipv4(b"\n" + text.encode(), out)
+    matched: list = []
+    dense.ipv4_matches(b"\n" + text.encode(), matched)
+    assert out == matched  # array operations and one RE2 match per address agree
     return out
