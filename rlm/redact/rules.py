@@ -43,6 +43,8 @@ class Rule:
     entropy: float
     group: int
     allows: tuple[Allow, ...]
+    probe: object = None  # the regex less a leading `(?i)[\w.-]{0,50}?`: no match of it in a
+    # window, no match of the rule (gitleaks' generic rules: its DFA is ~3x faster)
 
 
 @dataclass(frozen=True)
@@ -94,8 +96,24 @@ def rule_set() -> "RuleSet":
             continue
         rules.append(Rule(r["id"], rx, tuple(k.lower() for k in r.get("keywords", [])),
                           float(r.get("entropy", 0.0)), int(r.get("secretGroup", 0)),
-                          tuple(_allow(a, opts) for a in r.get("allowlists", []))))
+                          tuple(_allow(a, opts) for a in r.get("allowlists", [])),
+                          _probe(r["regex"], opts)))
     return RuleSet(rules, _allow(data.get("allowlist", {}), opts))
+
+
+_LEAD = "(?i)[\\w.-]{0,50}?"  # how 96 of gitleaks' rules start: it only moves a match's start
+
+
+def _probe(regex: str, opts):
+    """A faster regex that matches wherever `regex` does (see Rule.probe), or None."""
+    import re2
+
+    if not regex.startswith(_LEAD):
+        return None
+    try:
+        return re2.compile("(?i)" + regex[len(_LEAD):], opts)
+    except re2.error:
+        return None
 
 
 class _Match:
@@ -167,6 +185,8 @@ class RuleSet:
             else:
                 continue
             for a, b in spans:
+                if rule.probe is not None and rule.probe.search(data, a, b) is None:
+                    continue
                 for m in _matches(rule.rx, data, a, b):
                     hit = self._secret(rule, m, data)
                     if hit is not None:
