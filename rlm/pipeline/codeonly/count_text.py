@@ -60,8 +60,10 @@ def _what(q, concepts: list[str], kinds: list) -> str:
     if not concepts:
         return q.predicate_words()
     if len(kinds) == 1:
-        return f"lines of the template `{shown(kinds[0][0])}`"
-    return f"lines in {len(kinds)} templates holding " + " + ".join(f"`{c}`" for c in concepts)
+        return f"lines of the template `{shown(kinds[0][0])}`" + q.conditions(also=True)
+    held = " + ".join(f"`{c}`" for c in concepts)
+    where = f"in {len(kinds)} templates" if kinds else "of the templates"
+    return f"lines {where} holding {held}" + q.conditions(also=True)
 
 
 def answer(q, concepts: list[str], tally) -> str:
@@ -163,6 +165,24 @@ def unmatched(q, concepts: list[str], nearest: list) -> str:
     out += ["", "Quote the words as the log writes them (e.g. \"Failed password\") to count "
                 "the lines that contain them."]
     return "\n".join(out)
+
+
+def unsure(reasons: list[str]) -> str:
+    """A number code cannot place (a threshold, a rank, a range, a word that may describe it):
+    no number is stated."""
+    return ("Not sure what to count: " + "; ".join(reasons) + ". Not answered: no number is "
+            "given, since counting other lines would answer another question. Code counts lines "
+            "that hold text: ask with the text as the log writes it (e.g. \"status: 404\"), or, "
+            "for a threshold or a rank, ask for the counts per group (e.g. \"how many failed "
+            "passwords per ip?\") and compare them.")
+
+
+def apart(found: list[tuple[str, int, int]]) -> str:
+    """No line holds a key and its value joined, yet the value is on lines: 0 is not sure."""
+    named = "; ".join(f"no line holds {label} as a field, yet {_n(n, 'line')} hold the number "
+                      f"({both:,} of them with the word apart)" for label, n, both in found)
+    return (f"Not sure: {named}, so the log may write them another way. Not answered: no "
+            "number is given. Quote the text as the log writes it to count it.")
 
 
 def matched(q, concepts: list[str], tally, confident: bool) -> dict:
