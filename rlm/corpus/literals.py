@@ -198,10 +198,12 @@ def _place(r: Reading, body: str, toks: list[_Tok], i: int, filler: frozenset[st
     value = _value_of(tok.text)
     prev = toks[i - 1] if i else None
     gap = body[prev.end:tok.start] if prev else ""
+    if why := _after(body, toks, i, filler):
+        return why
     if r.literals and prev and _OR.match(body[_last_end(r, toks, i):tok.start]):
         r.literals[-1].values.append(value)
         r.literals[-1].text += f" or {tok.text}"
-        return _after(body, toks, i, filler)
+        return None
     if r.literals and prev and _AND.match(body[_last_end(r, toks, i):tok.start]):
         return (f"`{r.literals[-1].text} and {tok.text}`: code cannot tell whether a line must "
                 "hold both or either")
@@ -212,7 +214,7 @@ def _place(r: Reading, body: str, toks: list[_Tok], i: int, filler: frozenset[st
             key = word
     text = body[prev.start:tok.end] if key else tok.text
     r.literals.append(Literal(text, [value], key))
-    return _after(body, toks, i, filler)
+    return None
 
 
 def _last_end(r: Reading, toks: list[_Tok], i: int) -> int:

@@ -32,8 +32,8 @@ _WHICH_MOST = re.compile(
     r"number of|largest number of|greatest number of|more)\s+(?P<what>.+)", re.I)
 _TOP_K = re.compile(rf"\btop\s+(?P<k>\d+)?\s*{_SLOT}(?:\s+(?:by|with|for|of|in|having)\s+"
                     r"(?P<what>.+))?", re.I)
-_MOST_COMMON = re.compile(r"(?:\b(?P<k>\d+)\s+)?\b(?:most\s+(?:common|frequent)|commonest|most\s+often\s+seen)\s+"
-                          r"(?P<what>.+)", re.I)
+_MOST_COMMON = re.compile(r"(?:\b(?P<k>\d+)\s+)?\b(?:most\s+(?:common|frequent)|commonest|"
+                          r"most\s+often\s+seen)\s+(?P<what>.+)", re.I)
 _HOW_MANY = re.compile(r"\b(?:how\s+many|number\s+of|count(?:\s+of)?|total(?:\s+number\s+of)?)"
                        r"\s+(?P<what>.+)", re.I)
 _PER = re.compile(rf"\b(?:per|by|for\s+each|each|grouped\s+by|broken\s+down\s+by)\s+{_SLOT}",
