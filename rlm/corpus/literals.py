@@ -30,6 +30,7 @@ _WORD = re.compile(r"[A-Za-z][\w'-]*[A-Za-z]|[A-Za-z]")
 _PLURAL_NUMBER = re.compile(r"^(\d+)'?s$")  # 404s
 _CLASS_NUMBER = re.compile(r"^(\d)([xX]{1,3})$")  # 5xx: any 3-digit number starting with 5
 _JOINS = re.compile(r"^[\s:=]*$")
+_SEP_TOKEN = re.compile(r"[:=]+")
 _THRESHOLD_BEFORE = re.compile(
     r"(?:(?:more|less|fewer|greater|higher|lower|larger|bigger|smaller|longer|shorter|slower|"
     r"faster|other)\s+than|over|under|above|below|exceed(?:s|ing|ed)?|beyond|at\s+least|"
@@ -136,29 +137,32 @@ def _value_of(tok: str) -> str:
     return m.group(1) if m else tok
 
 
-def _role(body: str, tok: _Tok) -> str | None:
-    """Why the number at `tok` is not a value to match (a reason), or None."""
+def _role(body: str, tok: _Tok) -> tuple[str | None, int]:
+    """Why the number at `tok` is not a value to match (a reason, or None), and where the
+    words that say so begin (`more than 10`: they frame the count, they are not its words)."""
     before, after = body[:tok.start], body[tok.end:]
     shown = f"`{tok.text}`"
     if tok.text[0] in "<>≥≤" or tok.text.endswith("+"):
-        return f"{shown} reads as a threshold, which code does not count by"
+        return f"{shown} reads as a threshold, which code does not count by", tok.start
     if m := _THRESHOLD_BEFORE.search(before):
-        return f"{_quote(m.group(0), tok.text)} reads as a threshold, which code does not count by"
+        return (f"{_quote(m.group(0), tok.text)} reads as a threshold, which code does not "
+                "count by"), m.start()
     if _THRESHOLD_AFTER.search(after):
-        return f"{shown} with `{after.strip().split()[0] if after.strip() else ''}` reads as a " \
-               "threshold, which code does not count by"
+        return (f"{shown} with `{after.strip().split()[0] if after.strip() else ''}` reads as "
+                "a threshold, which code does not count by"), tok.start
     if m := _UNIT_AFTER.search(after):
         return (f"`{tok.text} {m.group(0).strip()}` reads as a quantity or a duration, not as "
-                "text the lines hold")
+                "text the lines hold"), tok.start
     if m := _RANK_BEFORE.search(before):
         return (f"{_quote(m.group(0), tok.text)} reads as a position or a rank, not as text the "
-                "lines hold")
+                "lines hold"), m.start()
     if _RANK_AFTER.search(after):
-        return f"{shown} reads as a rank or a number of results, not as text the lines hold"
+        return (f"{shown} reads as a rank or a number of results, not as text the lines hold",
+                tok.start)
     if _RANGE_BEFORE.search(before) or _RANGE_AFTER.search(after) or re.fullmatch(
             r"\d+-\d+", tok.text):
-        return f"{shown} is part of a range of numbers, which code does not count by"
-    return None
+        return f"{shown} is part of a range of numbers, which code does not count by", tok.start
+    return None, tok.start
 
 
 def _quote(before: str, tok: str) -> str:
@@ -175,7 +179,7 @@ def read(body: str, start: int, end: int, filler: frozenset[str], skip=()) -> Re
     for i, tok in enumerate(toks):
         if not any(c.isdigit() for c in tok.text) or any(a <= tok.start < b for a, b in skip):
             continue
-        why = _role(body, tok)
+        why, lo = _role(body, tok)
         if why is None and not (start <= tok.start and tok.end <= end):
             why = f"`{tok.text}` is outside what the question counts, and code cannot tell " \
                   "what it applies to"
@@ -183,7 +187,7 @@ def read(body: str, start: int, end: int, filler: frozenset[str], skip=()) -> Re
             why = _place(r, body, toks, i, filler)
         if why:
             r.unsure.append(why)
-        chars[tok.start:tok.end] = " " * (tok.end - tok.start)
+        chars[lo:tok.end] = " " * (tok.end - lo)
     r.rest = "".join(chars)[start:end]
     for lit in r.literals:  # the key is the literal's, not a word of its own
         if lit.key:
@@ -197,6 +201,8 @@ def _place(r: Reading, body: str, toks: list[_Tok], i: int, filler: frozenset[st
     tok = toks[i]
     value = _value_of(tok.text)
     prev = toks[i - 1] if i else None
+    if prev and _SEP_TOKEN.fullmatch(prev.text) and i > 1:  # `port = 11`: the key is before
+        prev = toks[i - 2]
     gap = body[prev.end:tok.start] if prev else ""
     if why := _after(body, toks, i, filler):
         return why

@@ -36,8 +36,9 @@ _MOST_COMMON = re.compile(r"(?:\b(?P<k>\d+)\s+)?\b(?:most\s+(?:common|frequent)|
                           r"most\s+often\s+seen)\s+(?P<what>.+)", re.I)
 _HOW_MANY = re.compile(r"\b(?:how\s+many|number\s+of|count(?:\s+of)?|total(?:\s+number\s+of)?)"
                        r"\s+(?P<what>.+)", re.I)
-_PER = re.compile(rf"\b(?:per|by|for\s+each|each|grouped\s+by|broken\s+down\s+by)\s+{_SLOT}",
-                  re.I)
+# "by uid=0" is a value to match, not a slot to group by
+_PER = re.compile(rf"\b(?:per|by|for\s+each|each|grouped\s+by|broken\s+down\s+by)\s+{_SLOT}"
+                  r"(?![\w=])", re.I)
 # "cite every line that reports a failure", "list all lines reporting failures", "which lines
 # report an error?", "failure lines": code's own rule (rlm.corpus.anomalies.reports_failure)
 _FAILURE_LINES = re.compile(
@@ -208,8 +209,8 @@ def _read_what(q: Query, body: str, span: tuple[int, int], skip: list) -> list[s
     (a number alone is a literal too: `2015`, `404`), and every number code cannot place is a
     reason it is not sure (rlm.corpus.literals)."""
     _, filler = lexicon()
-    # `8080`, `5xx`: a number is a whole token (and `5xx` any 5 then two digits), not text
-    q.anchors = [a for a in q.anchors if not re.fullmatch(r"\d+|\d[xX]{1,3}", a)]
+    # `8080`, `404s`, `5xx`: a number is a whole token (`5xx`: 5 then two digits), not text
+    q.anchors = [a for a in q.anchors if not re.fullmatch(r"\d+(?:'?s)?|\d[xX]{1,3}", a)]
     spans = [(m.start(), m.end()) for a in q.anchors for m in re.finditer(re.escape(a), body)]
     reading = numbers.read(blank(body, spans), span[0], span[1], filler, skip)
     q.literals, q.unsure = reading.literals, reading.unsure

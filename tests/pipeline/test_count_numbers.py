@@ -141,6 +141,15 @@ def test_a_word_and_number_the_log_writes_apart_give_no_number(openstack):
     assert "no line holds `code` then `404` as a field" in rep["answer"]
 
 
+def test_a_number_on_no_line_is_not_a_sure_zero(openstack):
+    """`the 2k log`, `status 500` where no line holds 500: code cannot tell a true 0 from a
+    number that is no text of the log, so it gives none."""
+    assert grep_c(openstack, r"(?<![\w.])500(?!\w)") == 0
+    rep = ask(openstack, "how many lines with status 500?", code=3)
+    assert rep["matched"]["total"] is None
+    assert "no line holds `500` at all" in rep["answer"]
+
+
 def test_mention_frames_the_count_and_a_name_after_it_is_text(tmp_path):
     p = tmp_path / "spark.log"
     p.write_bytes((LOGHUB / "Spark_head.log").read_bytes())

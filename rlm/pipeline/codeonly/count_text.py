@@ -178,11 +178,16 @@ def unsure(reasons: list[str]) -> str:
 
 
 def apart(found: list[tuple[str, int, int]]) -> str:
-    """No line holds a key and its value joined, yet the value is on lines: 0 is not sure."""
-    named = "; ".join(f"no line holds {label} as a field, yet {_n(n, 'line')} hold the number "
-                      f"({both:,} of them with the word apart)" for label, n, both in found)
-    return (f"Not sure: {named}, so the log may write them another way. Not answered: no "
-            "number is given. Quote the text as the log writes it to count it.")
+    """Nothing counted, and a literal's value is on no line, or not joined to its key: 0 is
+    not sure."""
+    named = "; ".join(
+        f"no line holds {label} at all, so code cannot tell whether the question's number is "
+        "text the log writes" if not n else
+        f"no line holds {label} as a field, yet {_n(n, 'line')} hold the number ({both:,} of "
+        "them with the word apart), so the log may write them another way"
+        for label, n, both in found)
+    return (f"Not sure: {named}. Not answered: no number is given (0 lines match). Quote the "
+            "text as the log writes it to count it.")
 
 
 def matched(q, concepts: list[str], tally, confident: bool) -> dict:

@@ -3,7 +3,8 @@ as the log writes it, for the answer to state ("lines holding `status: 404`"), a
 on a zero: when no line holds the key and its value joined, yet lines hold the value (with the
 key apart, `status code 404`, or without it, `disconnect code 11` where the log writes
 `disconnect from …: 11`), the log may write them another way, and 0 would answer another
-question.
+question; nor when no line holds the value at all (`how many lines in the 2k log?`: `2k` is
+no text of the log), as no template holding the question's words is not a sure 0 either.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ FORMS = 3  # forms of one literal the answer names
 def written_or_apart(sources, literals, tally) -> list[tuple[str, int, int]]:
     """Sets each literal's `written` forms from the counted example lines; when nothing was
     counted, returns (label, lines holding the value, of them with the key too) for each keyed
-    literal whose value the log does write: a zero it must not state as sure."""
+    literal whose value the log does write, and (label, 0, 0) for each literal whose value no
+    line holds: a zero code must not state as sure."""
     if not literals:
         return []
     texts = [src.line(ln, 2000) for src, ln in tally.examples]
@@ -35,12 +37,12 @@ def written_or_apart(sources, literals, tally) -> list[tuple[str, int, int]]:
         return []
     out = []
     for lit in literals:
-        if (parts := lit.parts()) is None:
-            continue
-        key, value = parts
-        with_value = _count(sources, (value,))
-        if with_value:
-            out.append((lit.label(), with_value, _count(sources, (key, value))))
+        parts = lit.parts()
+        with_value = _count(sources, (parts[1] if parts else lit.pattern(),))
+        if not with_value:  # on no line at all: maybe not text the log writes (`the 2k log`)
+            out.append((" or ".join(f"`{v}`" for v in lit.values), 0, 0))
+        elif parts:
+            out.append((lit.label(), with_value, _count(sources, parts)))
     return out
 
 

@@ -175,8 +175,8 @@ async def run(ctx: Context) -> Result:
     elif apart:
         confident = False
         res.answer_parts.append(count_text.apart(apart))
-        res.cov.gaps.append("no line holds the question's word and number joined, yet the "
-                            "number is on lines: no number is given")
+        res.cov.gaps.append("no line holds what the question's number names: no number "
+                            "is given")
     elif not confident:
         res.answer_parts.append(count_text.unmatched(q, concepts, tally.nearest))
         res.cov.gaps.append("code could not map the question to a template of the log: "
