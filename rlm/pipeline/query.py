@@ -30,6 +30,15 @@ _WHICH_MOST = re.compile(
     rf"\b(?:which|what)\s+{_SLOT}\s+(?:\w+\s+)?(?:had|has|have|got|gets|saw|sent|made|caused|"
     r"produced|generated|logged|triggered|with|did|reported)\s+(?:the\s+)?(?:most|highest "
     r"number of|largest number of|greatest number of|more)\s+(?P<what>.+)", re.I)
+# "which IPs had more than 10 failed passwords?": a threshold on each group's count, which code
+# applies to the exact groups ("fewer than" would need the values with none: not counted)
+_WHICH_OVER = re.compile(
+    rf"\b(?:which|what|how\s+many)\s+{_SLOT}\s+(?:\w+\s+)?(?:had|has|have|got|gets|saw|sent|"
+    r"made|caused|produced|generated|logged|triggered|with|did|reported)\s+(?P<op>more\s+than|"
+    r"over|above|at\s+least|fewer\s+than|less\s+than|at\s+most|under|below)\s+(?P<n>\d+)\s+"
+    r"(?P<what>.+)", re.I)
+OVER = {"more than": ">", "over": ">", "above": ">", "at least": ">="}
+OVER_WORDS = {">": "more than", ">=": "at least"}
 _TOP_K = re.compile(rf"\btop\s+(?P<k>\d+)?\s*{_SLOT}(?:\s+(?:by|with|for|of|in|having)\s+"
                     r"(?P<what>.+))?", re.I)
 _MOST_COMMON = re.compile(r"(?:\b(?P<k>\d+)\s+)?\b(?:most\s+(?:common|frequent)|commonest|"
@@ -73,6 +82,7 @@ class Query:
     failures: bool = False  # the predicate is "reports a failure" (rlm.corpus.anomalies)
     literals: list[Literal] = field(default_factory=list)  # `status 404`: lines must hold each
     unsure: list[str] = field(default_factory=list)  # why code cannot tell what a number means
+    over: tuple[str, int] | None = None  # (">" or ">=", n): groups whose count passes it
 
     @property
     def level(self) -> str | None:
@@ -110,10 +120,15 @@ class Query:
     def read_as(self, predicate: str | None = None, files: int = 1) -> str:
         """"Read as: count lines matching `Failed password …`, whole file"."""
         what = predicate or ("all lines" if self.every_line else self.predicate_words())
-        if self.kind == "top" and self.top_k == 1:
+        if self.over:
+            head = (f"the {self.group_by} values with {OVER_WORDS[self.over[0]]} "
+                    f"{self.over[1]:,} {what}")
+        elif self.kind == "top" and self.top_k == 1:
             head = f"the {self.group_by} with the most {what}"
-        elif self.kind == "top":
+        elif self.kind == "top" and self.top_k:
             head = f"the top {self.top_k} {self.group_by} values by {what}"
+        elif self.kind == "top":
+            head = f"the {self.group_by} values by {what}"
         elif self.kind in ("count", "list"):
             by = f" per {self.group_by}" if self.group_by else ""
             head = f"{self.kind} {what}{by}"
@@ -173,6 +188,15 @@ def read_query(question: str) -> Query:
         q.kind, q.failures = ("count" if _HOW_MANY.search(body) else "list"), True
         if p := _PER.search(body):
             q.group_by = slot_name(p.group("slot"))
+    elif (m := _WHICH_OVER.search(body)) and slot_name(m.group("slot")):
+        q.kind, q.group_by = "top", slot_name(m.group("slot"))
+        span, skip = m.span("what"), [m.span("n")]
+        op = " ".join(m.group("op").lower().split())
+        if op in OVER:
+            q.over = (OVER[op], int(m.group("n")))
+        else:
+            q.unsure.append(f"`{op} {m.group('n')}` would hold the {q.group_by} values with "
+                            "none, which code does not count")
     elif m := _WHICH_MOST.search(body):
         q.kind, q.top_k, q.group_by = "top", 1, slot_name(m.group("slot"))
         span = m.span("what")
@@ -213,7 +237,7 @@ def _read_what(q: Query, body: str, span: tuple[int, int], skip: list) -> list[s
     q.anchors = [a for a in q.anchors if not re.fullmatch(r"\d+(?:'?s)?|\d[xX]{1,3}", a)]
     spans = [(m.start(), m.end()) for a in q.anchors for m in re.finditer(re.escape(a), body)]
     reading = numbers.read(blank(body, spans), span[0], span[1], filler, skip)
-    q.literals, q.unsure = reading.literals, reading.unsure
+    q.literals, q.unsure = reading.literals, q.unsure + reading.unsure
     return _words(reading.rest, q.anchors)
 
 

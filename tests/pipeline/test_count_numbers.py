@@ -76,8 +76,9 @@ def test_values_joined_by_or_are_alternatives_of_one_key():
 
 
 @pytest.mark.parametrize("question, number", [
-    ("which IPs had more than 10 failed passwords?", "10"),
-    ("how many users with at least 3 failures?", "3"),
+    ("which IPs had fewer than 10 failed passwords?", "10"),
+    ("how many requests took more than 0.3 seconds?", "0.3"),
+    ("how many lines with at least 3 failures?", "3"),
     ("how many errors in the last 5 minutes?", "5"),
     ("when was the last 404 error?", None),
     ("how many lines with status between 400 and 499?", "400"),
@@ -124,14 +125,34 @@ def test_the_three_numbers_are_greps(openstack, question, rx):
     assert all(re.search(rx, lines[n - 1]) for n in counted)
 
 
-def test_a_threshold_is_not_counted_and_says_why(tmp_path):
+def test_a_threshold_on_a_field_is_not_counted_and_says_why(openstack):
+    """`took more than 0.3 seconds`: code does not compare the log's numbers; it says so."""
+    assert grep_c(openstack, r"time: 0\.[3-9]") > 0  # there is something a guess could count
+    rep = ask(openstack, "how many requests took more than 0.3 seconds?", code=3)
+    assert rep["matched"]["total"] is None and rep["matched"]["lines"] == {}
+    assert "`more than 0.3` reads as a threshold" in rep["answer"]
+    assert not any(f["claim"].startswith("one of") for f in rep["findings"])
+
+
+def test_a_threshold_on_each_groups_count_names_every_group_over_it(tmp_path):
+    """`which IPs had more than 2 failed passwords?`: the exact groups above 2, each counted."""
     p = tmp_path / "auth.log"
     p.write_bytes((LOGHUB / "OpenSSH_head.log").read_bytes())
-    assert grep_c(p, r"Failed password") > 2  # there is something a guess could count
-    rep = ask(p, "which IPs had more than 2 failed passwords?", code=3)
-    assert rep["matched"]["total"] is None and rep["matched"]["lines"] == {}
-    assert "`more than 2` reads as a threshold" in rep["answer"]
-    assert not any(f["claim"].startswith("one of") for f in rep["findings"])
+    per_ip: dict[str, int] = {}
+    for s in p.read_text().splitlines():
+        if m := re.search(r"Failed password .* from (\S+)", s):
+            per_ip[m.group(1)] = per_ip.get(m.group(1), 0) + 1
+    over = {ip for ip, c in per_ip.items() if c > 2}
+    assert over and len(over) < len(per_ip)  # the threshold leaves some out
+    q = read_query("which IPs had more than 2 failed passwords?")
+    assert q.over == (">", 2) and not q.literals and not q.unsure
+    rep = ask(p, "which IPs had more than 2 failed passwords?")
+    assert set(rep["matched"]["over"]["values"]) == over
+    assert rep["answer"].startswith(f"**{len(over)}** of {len(per_ip)} ip values had more "
+                                    "than 2 of the"), rep["answer"][:200]
+    assert all(f"**{ip}** ({per_ip[ip]})" in rep["answer"] for ip in over)
+    rep = ask(p, "which IPs had fewer than 2 failed passwords?", code=3)  # the IPs with none?
+    assert rep["matched"]["total"] is None
 
 
 def test_a_word_and_number_the_log_writes_apart_give_no_number(openstack):

@@ -73,7 +73,7 @@ def answer(q, concepts: list[str], tally) -> str:
         what = re.sub(r"\blines\b", "line", what, count=1)
     out: list[str] = []
     if q.group_by and tally.total:
-        out += _grouped(q, what, tally)
+        out += _over(q, what, tally) if q.over else _grouped(q, what, tally)
     else:
         out.append(f"**{tally.total:,}** {what} ({_scope(q, tally)}).")
     if len(kinds) > 1:
@@ -114,6 +114,31 @@ def _grouped(q, what: str, tally) -> list[str]:
         f"**{tally.total:,}** {what} ({_scope(q, tally)}), in "
         f"{_n(len(groups), q.group_by + ' value')}."]
     return head + ["", *_table(q.group_by, groups, tally.total, f"{q.group_by} value")]
+
+
+def passing(q, tally) -> list[tuple[str, list]]:
+    """The groups whose count passes the question's threshold (`more than 10`), most first."""
+    op, n = q.over
+    return [(k, v) for k, v in _ranked(tally.groups)
+            if k != NONE and (v[0] > n if op == ">" else v[0] >= n)]
+
+
+def _over(q, what: str, tally) -> list[str]:
+    """"**6** ip values had more than 10 of the **520** lines ...", each with its count."""
+    op, n = q.over
+    groups, named = passing(q, tally), len(tally.groups) - (NONE in tally.groups)
+    words = f"{'more than' if op == '>' else 'at least'} {n:,}"
+    of = f"of the **{tally.total:,}** {what} ({_scope(q, tally)})"
+    if not groups:
+        return [f"No {q.group_by} value had {words} {of}; the most any had is "
+                f"{max((c for k, (c, _, _) in tally.groups.items() if k != NONE), default=0):,} "
+                f"({_n(named, q.group_by + ' value')} in all)."]
+    names = ", ".join(f"**{k}** ({c:,})" for k, (c, _, _) in groups[:TIE_NAMED])
+    more = f" and {len(groups) - TIE_NAMED:,} more (in the table)" if len(groups) > TIE_NAMED else ""
+    head = (f"**{len(groups):,}** of {_n(named, q.group_by + ' value')} had {words} {of}: "
+            f"{names}{more}.")
+    return [head, "", *_table(q.group_by, groups, sum(c for _, (c, _, _) in groups),
+                              f"{q.group_by} value")]
 
 
 def _leaders(leaders: list[str], slot: str, count: int, of: str) -> str:
@@ -204,6 +229,8 @@ def matched(q, concepts: list[str], tally, confident: bool) -> dict:
         "groups": [{"key": k, "lines": c, "first": _ref(src, ln)}
                    for k, (c, src, ln) in groups[:JSON_ROWS]],
         "rows_cut": max(0, len(kinds) - JSON_ROWS) + max(0, len(groups) - JSON_ROWS),
+        "over": ({"op": q.over[0], "n": q.over[1],
+                  "values": [k for k, _ in passing(q, tally)]} if q.over and confident else None),
         "lines": tally.lines if confident else {},
         "holds": holds(q, tally, len(kinds)) if confident else "no answer: nothing counted",
     }
