@@ -39,7 +39,7 @@ def loghub() -> Path:
 class Case:
     family: str
     question: str
-    kind: str  # count | top | tie | lines | window | anomalies | folder | failures
+    kind: str  # count | top | over | tie | lines | window | anomalies | folder | failures
     expect: Callable[[list[str]], object]  # the file's lines -> the regex answer
     note: str = ""
 
@@ -68,6 +68,20 @@ def top_of(rx: str, key: str, flags: int = 0) -> Callable[[list[str]], tuple[str
         named = {k: c for k, c in counts.items() if k != "(none)"}
         best = max(named.items(), key=lambda kv: kv[1])
         return best[0], best[1], sum(counts.values())
+    return f
+
+
+def over_of(rx: str, key: str, threshold: int) -> Callable[[list[str]], set[str]]:
+    """The values of `key` on more than `threshold` of the lines matching rx."""
+    r, k = re.compile(rx), re.compile(key)
+
+    def f(lines: list[str]) -> set[str]:
+        counts: dict[str, int] = {}
+        for s in lines:
+            if r.search(s) and (m := k.search(s)):
+                counts[m.group(1)] = counts.get(m.group(1), 0) + 1
+        return {v for v, c in counts.items() if c > threshold}
+    f.threshold = threshold
     return f
 
 
@@ -226,6 +240,57 @@ CASES = [
     Case("BGL", "cite every line that reports a failure", "failures", alert_lines),
     Case("BGL", "list all lines reporting failures", "failures", alert_lines),
     Case("BGL", "which lines report an error?", "failures", alert_lines),
+    # numbers and literal tokens are part of what is counted (session 4); each answer is grep's
+    Case("OpenStack", "how many status 404 lines?", "count",  # grep -c "status: 404" -> 41
+         count_of(r"status: 404\b"), "was 1,017 (every `status` line), Complete"),
+    Case("OpenStack", "count lines with status 200", "count",  # grep -c "status: 200" -> 933
+         count_of(r"status: 200\b")),
+    Case("OpenStack", "how many lines have status: 200?", "count",  # grep -c "status: 200" -> 933
+         count_of(r"status: 200\b")),
+    Case("OpenStack", "how many lines mention status: 404?", "count",  # grep -c "status: 404" -> 41
+         count_of(r"status: 404\b")),
+    Case("OpenStack", "how many 404s?", "count",
+         # grep -cE "(^|[^[:alnum:]_.])404([^[:alnum:]_]|$)" -> 41 (grep -cw: 43, with the
+         # milliseconds of `00:06:12.404`, part of a time, not a 404)
+         count_of(r"(?<![\w.])404(?!\w)")),
+    Case("OpenStack", "which IP had the most status 404 lines?", "top",
+         # grep "status: 404" | grep -oE "\] [0-9.]+ " | sort | uniq -c -> 21 of 41
+         top_of(r"status: 404\b", r"\] (\d+\.\d+\.\d+\.\d+) ")),
+    Case("OpenSSH", "how many lines with port 2191?", "count",  # grep -cw "port 2191" -> 6
+         count_of(r"port 2191\b")),
+    Case("OpenSSH", "how many failed passwords from 5.188.10.180?", "count",
+         # grep "Failed password" | grep -c "5.188.10.180" -> 18 (53 lines hold the IP)
+         lambda ls: sum("Failed password" in s and "5.188.10.180" in s for s in ls)),
+    Case("Apache", "how many lines with error state 6?", "count",  # grep -c "error state 6" -> 369
+         count_of(r"error state 6\b")),
+    Case("Linux", "how many lines with uid=0?", "count",
+         count_of(r"(?<!\w)uid=0\b")),  # grep -cE "(^|[^[:alnum:]_])uid=0\b" -> 577
+    Case("Linux", "how many authentication failures with uid=0?", "count",
+         # grep "authentication failure" | grep -cE "(^|[^[:alnum:]_])uid=0\b" -> 490
+         lambda ls: sum("authentication failure" in s and bool(re.search(r"(?<!\w)uid=0\b", s))
+                        for s in ls)),
+    Case("Thunderbird", "how many sessions opened by uid=0?", "count",
+         # grep "session opened" | grep -c "uid=0" -> 19
+         lambda ls: sum("session opened" in s and bool(re.search(r"(?<!\w)uid=0\b", s))
+                        for s in ls)),
+    Case("HDFS", "how many lines with size 67108864?", "count",  # grep -c "size 67108864" -> 573
+         count_of(r"size 67108864\b")),
+    Case("HDFS", "how many PacketResponder 1 lines?", "count",  # grep -cE "PacketResponder 1\b" -> 108
+         count_of(r"PacketResponder 1\b")),
+    Case("Zookeeper", "how many lines with time out: 60000?", "count",  # grep -c "out: 60000" -> 36
+         count_of(r"out: 60000\b")),
+    Case("Mac", "how many lines with port = 11?", "count",  # grep -cE "port = 11\b" -> 17
+         count_of(r"port = 11\b")),
+    Case("Spark", "how many lines mention BlockManager?", "count",  # grep -c BlockManager -> 260
+         count_of(r"BlockManager")),
+    # a threshold is not a predicate word: code does not count by it (honest), never guesses
+    Case("OpenSSH", "which IPs had more than 10 failed passwords?", "over",
+         # grep "Failed password" | grep -oE "from [0-9.]+" | sort | uniq -c | awk '$1 > 10' -> 6
+         over_of(r"Failed password", r"from (\d+\.\d+\.\d+\.\d+)", 10)),
+    Case("OpenStack", "how many requests took more than 0.3 seconds?", "count",
+         # grep -oE "time: [0-9.]+" | awk '$2 > 0.3' | wc -l
+         lambda ls: sum(float(m.group(1)) > 0.3 for s in ls
+                        if (m := re.search(r"time: ([\d.]+)", s)))),
     # a question code cannot map: an honest "not sure" is the right behaviour's floor
     Case("OpenStack", "how many GET requests?", "count", count_of(r"\"GET ")),
     Case("folder", "anomalies?", "folder", lambda ls: None,
@@ -267,6 +332,10 @@ def is_right(case: Case, rep: dict, expected) -> tuple[bool, str]:
         g = (m.get("groups") or [{}])[0]
         got = (g.get("key"), g.get("lines"), m.get("total"))
         return got == expected, f"{got} (regex {expected})"
+    if case.kind == "over":  # every group above the threshold, each with its exact count
+        over = {g["key"] for g in m.get("groups") or [] if g["lines"] > case.expect.threshold}
+        return bool(m.get("groups")) and over == expected, (
+            f"{len(over)} values over {case.expect.threshold} (regex {len(expected)})")
     if case.kind == "tie":
         leaders, n = expected
         first = rep.get("answer", "").split("\n")[0]

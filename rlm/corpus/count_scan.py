@@ -39,6 +39,9 @@ class CountSpec:
     logcat: bool = False  # the file is logcat: its one-letter levels count too
     shapes: tuple[tuple[bytes, str], ...] | None = None  # (masked shape, its template)
     slot: str | None = None  # rlm.corpus.slots: the group-by value of each line
+    # regexes (rlm.corpus.literals: `status: 404`) a line must match, every one, besides the
+    # anchors, level or shapes above
+    literals: tuple[str, ...] = ()
 
     def prefilter(self) -> re.Pattern | None:
         """A bytes regex every counted line matches (C speed); None: every line."""
@@ -47,17 +50,21 @@ class CountSpec:
         if self.level:
             words = _ERR_WORDS if self.level == "error" else _WARN_WORDS
             return re.compile(words + (_LOGCAT_LEVEL[self.level] if self.logcat else b""), re.M)
+        if self.literals:
+            return re.compile(self.literals[0].encode())
         return None
 
     def check(self, text: str) -> bool:
+        """Every condition holds: an anchor, the level, each literal."""
         if self.anchors:
             low = text.lower()
-            return any(a.lower() in low for a in self.anchors)
-        if self.level == "error":
-            return (v := severity(text)) is not None and v <= ERROR_RANK
-        if self.level == "warn":
-            return severity(text) == 4
-        return True
+            if not any(a.lower() in low for a in self.anchors):
+                return False
+        if self.level == "error" and not ((v := severity(text)) is not None and v <= ERROR_RANK):
+            return False
+        if self.level == "warn" and severity(text) != 4:
+            return False
+        return all(re.search(p, text) for p in self.literals)
 
 
 @dataclass
@@ -125,7 +132,7 @@ def count_shard(path: str, start: int, end: int, threads: int, spec: CountSpec) 
         checkpoint()  # Ctrl-C, when it runs in this process
         n = block.count(b"\n") + (0 if block.endswith(b"\n") else 1)
         if shapes is not None:
-            _by_shape(part, block, shapes, spec.slot)
+            _by_shape(part, block, shapes, spec)
         elif rx is None:
             for i, raw in enumerate(_rows(block)):
                 text = raw.decode("utf-8", "replace")
@@ -140,17 +147,21 @@ def _key(slot: str | None, text: str, kind: str | None) -> str | None:
     return slot_value(slot, text, kind) if slot else None
 
 
-def _by_shape(part: CountPart, block: bytes, shapes: dict[bytes, str],
-              slot: str | None) -> None:
+def _by_shape(part: CountPart, block: bytes, shapes: dict[bytes, str], spec: CountSpec) -> None:
+    """The lines of the block whose shape is a matched template's (and that hold the anchors
+    and literals, when the question names them too)."""
     hits = [(i, k) for i, shape in enumerate(_rows(mask_block(block)))
             if (k := shapes.get(shape)) is not None]
     if not hits:
         return
     rows = _rows(block)
+    extra = bool(spec.anchors or spec.literals)
     for i, kind in hits:
+        if extra and not spec.check(rows[i].decode("utf-8", "replace")):
+            continue
         text = rows[i].decode("utf-8", "replace")
         text = (text[:-1] if text.endswith("\r") else text)[:LINE_CHARS]
-        part.add(part.lines + i + 1, kind, _key(slot, text, kind))
+        part.add(part.lines + i + 1, kind, _key(spec.slot, text, kind))
 
 
 def _by_prefilter(part: CountPart, block: bytes, rx: re.Pattern, spec: CountSpec) -> None:

@@ -13,8 +13,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from rlm.corpus.grep import extract_anchors
+from rlm.corpus import literals as numbers
+from rlm.corpus.grep import candidate_anchors, extract_anchors
 from rlm.corpus.idents import blank
+from rlm.corpus.literals import Literal
 from rlm.corpus.predicate import lexicon
 from rlm.corpus.slots import slot_name
 from rlm.corpus.timewindow import Window, parse_window
@@ -28,14 +30,24 @@ _WHICH_MOST = re.compile(
     rf"\b(?:which|what)\s+{_SLOT}\s+(?:\w+\s+)?(?:had|has|have|got|gets|saw|sent|made|caused|"
     r"produced|generated|logged|triggered|with|did|reported)\s+(?:the\s+)?(?:most|highest "
     r"number of|largest number of|greatest number of|more)\s+(?P<what>.+)", re.I)
+# "which IPs had more than 10 failed passwords?": a threshold on each group's count, which code
+# applies to the exact groups ("fewer than" would need the values with none: not counted)
+_WHICH_OVER = re.compile(
+    rf"\b(?:which|what|how\s+many)\s+{_SLOT}\s+(?:\w+\s+)?(?:had|has|have|got|gets|saw|sent|"
+    r"made|caused|produced|generated|logged|triggered|with|did|reported)\s+(?P<op>more\s+than|"
+    r"over|above|at\s+least|fewer\s+than|less\s+than|at\s+most|under|below)\s+(?P<n>\d+)\s+"
+    r"(?P<what>.+)", re.I)
+OVER = {"more than": ">", "over": ">", "above": ">", "at least": ">="}
+OVER_WORDS = {">": "more than", ">=": "at least"}
 _TOP_K = re.compile(rf"\btop\s+(?P<k>\d+)?\s*{_SLOT}(?:\s+(?:by|with|for|of|in|having)\s+"
                     r"(?P<what>.+))?", re.I)
-_MOST_COMMON = re.compile(r"\b(?:most\s+(?:common|frequent)|commonest|most\s+often\s+seen)\s+"
-                          r"(?P<what>.+)", re.I)
+_MOST_COMMON = re.compile(r"(?:\b(?P<k>\d+)\s+)?\b(?:most\s+(?:common|frequent)|commonest|"
+                          r"most\s+often\s+seen)\s+(?P<what>.+)", re.I)
 _HOW_MANY = re.compile(r"\b(?:how\s+many|number\s+of|count(?:\s+of)?|total(?:\s+number\s+of)?)"
                        r"\s+(?P<what>.+)", re.I)
-_PER = re.compile(rf"\b(?:per|by|for\s+each|each|grouped\s+by|broken\s+down\s+by)\s+{_SLOT}",
-                  re.I)
+# "by uid=0" is a value to match, not a slot to group by
+_PER = re.compile(rf"\b(?:per|by|for\s+each|each|grouped\s+by|broken\s+down\s+by)\s+{_SLOT}"
+                  r"(?![\w=])", re.I)
 # "cite every line that reports a failure", "list all lines reporting failures", "which lines
 # report an error?", "failure lines": code's own rule (rlm.corpus.anomalies.reports_failure)
 _FAILURE_LINES = re.compile(
@@ -46,6 +58,10 @@ _FAILURE_LINES = re.compile(
     r"|\b(?:list|cite|show|give)\s+(?:me\s+)?(?:all|every|each)\s+(?:the\s+)?failures?\b", re.I)
 FAILURE_RULE = ("code's rule: a level of critical or worse, or failure words at a level of error "
                 "or milder; not a caller's error such as `No such file or directory`")
+# "lines mention BlockManager": after a verb that says a line holds text, a name as the log
+# writes it (camelCase, dotted, hyphenated) is that text, however common: grep's count
+_TEXT_VERB = re.compile(r"\b(?:mention(?:s|ed|ing)?|contain(?:s|ed|ing)?|says?|saying|"
+                        r"includ(?:e|es|ed|ing))\s+(?P<text>[^\s?!,;]+)", re.I)
 _LIST = re.compile(r"\b(?:list|cite|show|give)\s+(?:me\s+)?(?:all|every|each)\b", re.I)
 LEVEL_WORDS = {"error": "error", "errors": "error", "err": "error", "fatal": "error",
                "critical": "error", "crit": "error", "warning": "warn", "warnings": "warn",
@@ -64,6 +80,9 @@ class Query:
     top_k: int | None = None
     rest: str = ""  # the question without its window's text
     failures: bool = False  # the predicate is "reports a failure" (rlm.corpus.anomalies)
+    literals: list[Literal] = field(default_factory=list)  # `status 404`: lines must hold each
+    unsure: list[str] = field(default_factory=list)  # why code cannot tell what a number means
+    over: tuple[str, int] | None = None  # (">" or ">=", n): groups whose count passes it
 
     @property
     def level(self) -> str | None:
@@ -75,7 +94,8 @@ class Query:
     def counts(self) -> bool:
         """A counting question code can count: how many, which had the most, top k, list."""
         return self.kind in ("count", "top", "list") and bool(
-            self.anchors or self.words or self.group_by or self.failures)
+            self.anchors or self.words or self.group_by or self.failures or self.literals
+            or self.unsure)
 
     @property
     def about_logs(self) -> bool:
@@ -84,8 +104,13 @@ class Query:
         return self.kind in ("open", "count", "top", "list") or self.window is not None
 
     @property
+    def content_words(self) -> list[str]:
+        """The predicate's words less those that only say "lines" (`lines`, `entries`)."""
+        return [w for w in self.words if w.lower() not in ALL_WORDS]
+
+    @property
     def every_line(self) -> bool:
-        return not self.anchors and not self.failures and all(w.lower() in ALL_WORDS for w in self.words)
+        return not (self.anchors or self.failures or self.literals or self.content_words)
 
     def scope(self, files: int = 1) -> str:
         where = "whole file" if files <= 1 else f"all {files} files"
@@ -95,10 +120,15 @@ class Query:
     def read_as(self, predicate: str | None = None, files: int = 1) -> str:
         """"Read as: count lines matching `Failed password …`, whole file"."""
         what = predicate or ("all lines" if self.every_line else self.predicate_words())
-        if self.kind == "top" and self.top_k == 1:
+        if self.over:
+            head = (f"the {self.group_by} values with {OVER_WORDS[self.over[0]]} "
+                    f"{self.over[1]:,} {what}")
+        elif self.kind == "top" and self.top_k == 1:
             head = f"the {self.group_by} with the most {what}"
-        elif self.kind == "top":
+        elif self.kind == "top" and self.top_k:
             head = f"the top {self.top_k} {self.group_by} values by {what}"
+        elif self.kind == "top":
+            head = f"the {self.group_by} values by {what}"
         elif self.kind in ("count", "list"):
             by = f" per {self.group_by}" if self.group_by else ""
             head = f"{self.kind} {what}{by}"
@@ -108,18 +138,29 @@ class Query:
             head = "an open question (what stands out)"
         else:
             head = "a question that needs reading"
+        if self.unsure and self.kind in ("count", "top", "list"):
+            head += " (not sure what a number of the question means: not counted)"
         return f"Read as: {head}, {self.scope(files)}."
 
     def predicate_words(self) -> str:
-        if self.anchors:
-            return "lines mentioning " + " or ".join(f"`{a}`" for a in self.anchors)
         if self.failures:
             return f"lines that report a failure ({FAILURE_RULE})"
         if self.level:
-            return f"{self.level}-level lines"
-        if self.every_line:
-            return "lines"
-        return "lines matching " + " ".join(f"`{w}`" for w in self.words)
+            return f"{self.level}-level lines" + self.conditions(also=True)
+        if self.content_words:
+            return ("lines matching " + " ".join(f"`{w}`" for w in self.content_words)
+                    + self.conditions(also=True))
+        return "lines" + self.conditions()
+
+    def conditions(self, also: bool = False) -> str:
+        """What every counted line must hold besides its words or level: " mentioning
+        `1.2.3.4` and holding `status: 404`" (", also ..." after words or a level)."""
+        out = []
+        if self.anchors:
+            out.append("mentioning " + " or ".join(f"`{a}`" for a in self.anchors))
+        if self.literals:
+            out.append("holding " + " and ".join(lit.label() for lit in self.literals))
+        return ((", also " if also else " ") + " and ".join(out)) if out else ""
 
 
 def _words(text: str, anchors: list[str]) -> list[str]:
@@ -138,39 +179,66 @@ def read_query(question: str) -> Query:
     window = parse_window(question)
     rest = blank(question, [window.span]) if window else question
     anchors = extract_anchors(rest)
+    if m := _TEXT_VERB.search(rest):
+        anchors += [a for a in candidate_anchors(m.group("text")) if a not in anchors]
     q = Query(question, "read", anchors, window, rest=rest)
     body = rest.strip().rstrip("?.! ")
+    span, skip, fallback = None, [], []  # what is counted: body[span]; numbers read already
     if not anchors and _FAILURE_LINES.search(body):
         q.kind, q.failures = ("count" if _HOW_MANY.search(body) else "list"), True
         if p := _PER.search(body):
             q.group_by = slot_name(p.group("slot"))
+    elif (m := _WHICH_OVER.search(body)) and slot_name(m.group("slot")):
+        q.kind, q.group_by = "top", slot_name(m.group("slot"))
+        span, skip = m.span("what"), [m.span("n")]
+        op = " ".join(m.group("op").lower().split())
+        if op in OVER:
+            q.over = (OVER[op], int(m.group("n")))
+        else:
+            q.unsure.append(f"`{op} {m.group('n')}` would hold the {q.group_by} values with "
+                            "none, which code does not count")
     elif m := _WHICH_MOST.search(body):
         q.kind, q.top_k, q.group_by = "top", 1, slot_name(m.group("slot"))
-        q.words = _words(m.group("what"), anchors)
+        span = m.span("what")
     elif (m := _TOP_K.search(body)) and slot_name(m.group("slot")):
         q.kind, q.top_k, q.group_by = "top", int(m.group("k") or 10), slot_name(m.group("slot"))
-        what = m.group("what") or ""
-        q.words = _words(what, anchors) or ([m.group("slot")] if q.group_by == "template" else [])
+        span = m.span("what") if m.group("what") else (m.end(), m.end())
+        skip = [m.span("k")] if m.group("k") else []
+        fallback = [m.group("slot")] if q.group_by == "template" else []
     elif m := _MOST_COMMON.search(body):
-        q.kind, q.top_k, q.group_by = "top", 10, "template"
-        q.words = _words(m.group("what"), anchors)
+        q.kind, q.top_k, q.group_by = "top", int(m.group("k") or 10), "template"
+        span, skip = m.span("what"), ([m.span("k")] if m.group("k") else [])
     elif m := _HOW_MANY.search(body):
         q.kind = "count"
-        what = m.group("what")
-        if p := _PER.search(what):
+        span = m.span("what")
+        if p := _PER.search(m.group("what")):
             q.group_by = slot_name(p.group("slot"))
-            what = what[: p.start()]
-        q.words = _words(what, anchors)
-    elif _LIST.search(body):
+            span = (span[0], span[0] + p.start())
+    elif m := _LIST.search(body):
         q.kind = "list"
-        q.words = _words(_LIST.split(body, 1)[-1], anchors)
+        span = (m.end(), len(body))
     elif _OPEN.search(body):
         q.kind = "open"
+    if span is not None:
+        q.words = _read_what(q, body, span, skip) or fallback
     if q.kind == "count" and q.group_by is None and (p := _PER.search(body)):
         q.group_by = slot_name(p.group("slot"))
     if q.group_by is None and q.kind == "top":
         q.group_by = "template"
     return q
+
+
+def _read_what(q: Query, body: str, span: tuple[int, int], skip: list) -> list[str]:
+    """The predicate's words of body[span]; its numbers and literal tokens become q.literals
+    (a number alone is a literal too: `2015`, `404`), and every number code cannot place is a
+    reason it is not sure (rlm.corpus.literals)."""
+    _, filler = lexicon()
+    # `8080`, `404s`, `5xx`: a number is a whole token (`5xx`: 5 then two digits), not text
+    q.anchors = [a for a in q.anchors if not re.fullmatch(r"\d+(?:'?s)?|\d[xX]{1,3}", a)]
+    spans = [(m.start(), m.end()) for a in q.anchors for m in re.finditer(re.escape(a), body)]
+    reading = numbers.read(blank(body, spans), span[0], span[1], filler, skip)
+    q.literals, q.unsure = reading.literals, q.unsure + reading.unsure
+    return _words(reading.rest, q.anchors)
 
 
 def is_open_question(question: str) -> bool:

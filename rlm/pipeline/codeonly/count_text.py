@@ -60,8 +60,10 @@ def _what(q, concepts: list[str], kinds: list) -> str:
     if not concepts:
         return q.predicate_words()
     if len(kinds) == 1:
-        return f"lines of the template `{shown(kinds[0][0])}`"
-    return f"lines in {len(kinds)} templates holding " + " + ".join(f"`{c}`" for c in concepts)
+        return f"lines of the template `{shown(kinds[0][0])}`" + q.conditions(also=True)
+    held = " + ".join(f"`{c}`" for c in concepts)
+    where = f"in {len(kinds)} templates" if kinds else "of the templates"
+    return f"lines {where} holding {held}" + q.conditions(also=True)
 
 
 def answer(q, concepts: list[str], tally) -> str:
@@ -71,7 +73,7 @@ def answer(q, concepts: list[str], tally) -> str:
         what = re.sub(r"\blines\b", "line", what, count=1)
     out: list[str] = []
     if q.group_by and tally.total:
-        out += _grouped(q, what, tally)
+        out += _over(q, what, tally) if q.over else _grouped(q, what, tally)
     else:
         out.append(f"**{tally.total:,}** {what} ({_scope(q, tally)}).")
     if len(kinds) > 1:
@@ -112,6 +114,31 @@ def _grouped(q, what: str, tally) -> list[str]:
         f"**{tally.total:,}** {what} ({_scope(q, tally)}), in "
         f"{_n(len(groups), q.group_by + ' value')}."]
     return head + ["", *_table(q.group_by, groups, tally.total, f"{q.group_by} value")]
+
+
+def passing(q, tally) -> list[tuple[str, list]]:
+    """The groups whose count passes the question's threshold (`more than 10`), most first."""
+    op, n = q.over
+    return [(k, v) for k, v in _ranked(tally.groups)
+            if k != NONE and (v[0] > n if op == ">" else v[0] >= n)]
+
+
+def _over(q, what: str, tally) -> list[str]:
+    """"**6** ip values had more than 10 of the **520** lines ...", each with its count."""
+    op, n = q.over
+    groups, named = passing(q, tally), len(tally.groups) - (NONE in tally.groups)
+    words = f"{'more than' if op == '>' else 'at least'} {n:,}"
+    of = f"of the **{tally.total:,}** {what} ({_scope(q, tally)})"
+    if not groups:
+        return [f"No {q.group_by} value had {words} {of}; the most any had is "
+                f"{max((c for k, (c, _, _) in tally.groups.items() if k != NONE), default=0):,} "
+                f"({_n(named, q.group_by + ' value')} in all)."]
+    names = ", ".join(f"**{k}** ({c:,})" for k, (c, _, _) in groups[:TIE_NAMED])
+    more = f" and {len(groups) - TIE_NAMED:,} more (in the table)" if len(groups) > TIE_NAMED else ""
+    head = (f"**{len(groups):,}** of {_n(named, q.group_by + ' value')} had {words} {of}: "
+            f"{names}{more}.")
+    return [head, "", *_table(q.group_by, groups, sum(c for _, (c, _, _) in groups),
+                              f"{q.group_by} value")]
 
 
 def _leaders(leaders: list[str], slot: str, count: int, of: str) -> str:
@@ -165,6 +192,29 @@ def unmatched(q, concepts: list[str], nearest: list) -> str:
     return "\n".join(out)
 
 
+def unsure(reasons: list[str]) -> str:
+    """A number code cannot place (a threshold, a rank, a range, a word that may describe it):
+    no number is stated."""
+    return ("Not sure what to count: " + "; ".join(reasons) + ". Not answered: no number is "
+            "given, since counting other lines would answer another question. Code counts lines "
+            "that hold text: ask with the text as the log writes it (e.g. \"status: 404\"), or, "
+            "for a threshold or a rank, ask for the counts per group (e.g. \"how many failed "
+            "passwords per ip?\") and compare them.")
+
+
+def apart(found: list[tuple[str, int, int]]) -> str:
+    """Nothing counted, and a literal's value is on no line, or not joined to its key: 0 is
+    not sure."""
+    named = "; ".join(
+        f"no line holds {label} at all, so code cannot tell whether the question's number is "
+        "text the log writes" if not n else
+        f"no line holds {label} as a field, yet {_n(n, 'line')} hold the number ({both:,} of "
+        "them with the word apart), so the log may write them another way"
+        for label, n, both in found)
+    return (f"Not sure: {named}. Not answered: no number is given (0 lines match). Quote the "
+            "text as the log writes it to count it.")
+
+
 def matched(q, concepts: list[str], tally, confident: bool) -> dict:
     """The JSON record of what the answer holds, with every matching line number."""
     kinds = _ranked(tally.kinds)
@@ -179,6 +229,8 @@ def matched(q, concepts: list[str], tally, confident: bool) -> dict:
         "groups": [{"key": k, "lines": c, "first": _ref(src, ln)}
                    for k, (c, src, ln) in groups[:JSON_ROWS]],
         "rows_cut": max(0, len(kinds) - JSON_ROWS) + max(0, len(groups) - JSON_ROWS),
+        "over": ({"op": q.over[0], "n": q.over[1],
+                  "values": [k for k, _ in passing(q, tally)]} if q.over and confident else None),
         "lines": tally.lines if confident else {},
         "holds": holds(q, tally, len(kinds)) if confident else "no answer: nothing counted",
     }

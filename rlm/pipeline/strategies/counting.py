@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from rlm.pipeline.codeonly import count_text, failure_text
+from rlm.pipeline.codeonly import count_text, failure_text, literal_check
 from rlm.corpus.count_scan import CountSpec, scan_counts
 from rlm.corpus.counts import _LOGCAT_LINE
 from rlm.corpus.predicate import match, phrase_of, question_concepts
@@ -38,6 +38,8 @@ class Tally:
     kinds: dict[str, list] = field(default_factory=dict)  # template -> [count, src, first line]
     examples: list[tuple] = field(default_factory=list)  # (src, line)
     lines: dict[str, list[list[int]]] = field(default_factory=dict)  # path -> [[a, b], ...]
+    templates: int = 0  # templates that carry the question's words (their lines may not
+    # hold its anchors or literals)
     nearest: list = field(default_factory=list)  # templates closest to an unmatched predicate
     related: list = field(default_factory=list)  # templates matched by synonym only: named
     component: dict[str, str] = field(default_factory=dict)  # template -> its main component
@@ -80,7 +82,9 @@ class Tally:
 
 
 def _by_predicate(q) -> bool:
-    return not q.anchors and not q.level and not q.every_line and not q.failures
+    """What is counted is the templates carrying the question's words (and anchors and
+    literals, when it names them, are more that a line must hold)."""
+    return not q.level and not q.failures and bool(q.content_words)
 
 
 def _count_failures(src, ranges, tally: Tally, kinds: failure_text.FailureKinds, key) -> None:
@@ -111,18 +115,22 @@ def _count_file(ctx: Context, src, tally: Tally) -> None:
     if q.failures:  # on the driver: the failure kinds' own pass (rlm.corpus.anomalies)
         _count_failures(src, ranges, tally, tally.failures, key if slot else None)
         return
+    literals = tuple(lit.pattern() for lit in q.literals)
     if _by_predicate(q):
         table = table_for(src, ranges)
         m = match(table.rows, q.words, lambda row: src.line(row.first_line, 400))
         tally.nearest += [(s, src) for s in m.nearest]
         tally.related += [(s, src) for s in m.related]
         tally.component.update({s.row.text: s.row.component for s in m.rows if s.row.component})
+        tally.templates += len(m.rows)
         if not m.rows:
             return
-        spec = CountSpec(shapes=table.shapes_of([s.row for s in m.rows]), slot=slot)
+        spec = CountSpec(shapes=table.shapes_of([s.row for s in m.rows]), slot=slot,
+                         anchors=tuple(q.anchors), literals=literals)
     else:
         logcat = bool(q.level and src.line_count and _LOGCAT_LINE.match(src.line(1, 200)))
-        spec = CountSpec(anchors=tuple(q.anchors), level=q.level, logcat=logcat, slot=slot)
+        spec = CountSpec(anchors=tuple(q.anchors), level=q.level, logcat=logcat, slot=slot,
+                         literals=literals)
     if src.size:  # shard by shard on the run's executor (rlm.corpus.count_scan)
         scan = scan_counts(src, spec, ranges)
         tally.fold(src, scan.table)
@@ -134,16 +142,22 @@ async def run(ctx: Context) -> Result:
     q = ctx.query
     concepts = question_concepts(q.words) if _by_predicate(q) else []
     tally = Tally(files=len(ctx.corpus.sources))
-    if _by_predicate(q) and not concepts:
+    apart: list[tuple[str, int, int]] = []
+    if q.unsure:
+        res.cov.gaps.append("code could not tell what a number in the question means: no "
+                            "number is given")
+    elif _by_predicate(q) and not concepts:
         res.cov.gaps.append("code found no words in the question to count by")
     else:
         for src in ctx.corpus.sources:
             _count_file(ctx, src, tally)
+        if not _by_predicate(q) or tally.templates:  # templates matched: a zero is a count
+            apart = literal_check.written_or_apart(ctx.corpus.sources, q.literals, tally)
     for src in ctx.corpus.sources:
         res.cov.bytes_scanned_by_code += src.size
         res.cov.lines_scanned_by_code += src.line_count
     _failed_shards(res, tally)
-    confident = not _by_predicate(q) or bool(tally.kinds)
+    confident = (not _by_predicate(q) or bool(tally.templates)) and not q.unsure
     res.reasons.append(f"a counting question about a log: code counts {q.predicate_words()}"
                        f"{' per ' + q.group_by if q.group_by else ''}, {q.scope(tally.files)}, "
                        "over every line; the numbers come from code, never a model")
@@ -156,7 +170,14 @@ async def run(ctx: Context) -> Result:
         res.answer_parts.append(count_text.mixed(comps))
         res.cov.gaps.append("the matching templates come from different components: the total "
                             "may count one happening more than once")
-    if not confident:
+    if q.unsure:
+        res.answer_parts.append(count_text.unsure(q.unsure))
+    elif apart:
+        confident = False
+        res.answer_parts.append(count_text.apart(apart))
+        res.cov.gaps.append("no line holds what the question's number names: no number "
+                            "is given")
+    elif not confident:
         res.answer_parts.append(count_text.unmatched(q, concepts, tally.nearest))
         res.cov.gaps.append("code could not map the question to a template of the log: "
                             "no number is given")

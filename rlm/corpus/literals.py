@@ -1,0 +1,246 @@
+"""Numbers and other literal tokens of a count question, read as part of what is counted.
+
+"how many status 404 lines?" is not "lines holding `status`": the number is the question. A
+token holding a digit (`404`, `uid=0`, `HTTP/1.1`, `404s`, `5xx`) is a literal. The word written
+just before it (`status`, `port`) is its key when it names something (not a framing word such
+as `with`; `time:` joined by a colon is a key), and a line must hold the key, then the value,
+joined by a few separators as logs write a field (`status: 404`, `status=404`, `status 404`);
+the value is a whole token (`port 22` is not `port 2222`, `uid=0` is not `euid=0`). Values
+joined by `or` are alternatives of one key (`status 404 or 500`).
+
+A number that is a limit, a threshold, a rank, a range, a quantity or a duration (`more than
+200 requests`, `the last 404`, `between 400 and 499`, `5 minutes`) is not a predicate word, and
+code does not guess what it means: the reading carries a reason, and the count answers
+not-sure (exit 3). So does a number followed by a word that may describe it (`404 errors`: the
+status, or error-level lines?) and a number outside the part of the question that says what is
+counted (`how many lines per hour with status 404`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+# between a key and its value: `: `, `=`, `="`, ` `, `#`, `[` (at most 4 characters)
+SEP = r"[\s:=#\"'\[(]{1,4}"
+_TOKEN = re.compile(r"\S+")
+_LEAD = "([{\"'`"
+_TRAIL = "?!,;:)]}\"'`>."
+_WORD = re.compile(r"[A-Za-z][\w'-]*[A-Za-z]|[A-Za-z]")
+_PLURAL_NUMBER = re.compile(r"^(\d+)'?s$")  # 404s
+_CLASS_NUMBER = re.compile(r"^(\d)([xX]{1,3})$")  # 5xx: any 3-digit number starting with 5
+_JOINS = re.compile(r"^[\s:=]*$")
+_SEP_TOKEN = re.compile(r"[:=]+")
+_THRESHOLD_BEFORE = re.compile(
+    r"(?:(?:more|less|fewer|greater|higher|lower|larger|bigger|smaller|longer|shorter|slower|"
+    r"faster|other)\s+than|over|under|above|below|exceed(?:s|ing|ed)?|beyond|at\s+least|"
+    r"at\s+most|up\s+to|minimum(?:\s+of)?|maximum(?:\s+of)?|min|max|[<>]=?|[≥≤])\s*$", re.I)
+_THRESHOLD_AFTER = re.compile(
+    r"^\s*(?:\+|or\s+(?:more|fewer|less|above|below|higher|lower|over|under|greater|better|"
+    r"worse)|and\s+(?:above|up|over|more|below|under|less|higher|lower))\b|^\+", re.I)
+_RANK_BEFORE = re.compile(r"\b(?:top|first|last|latest|earliest|final|bottom|previous|next|"
+                          r"recent|oldest|newest|biggest|largest|smallest|highest|lowest)"
+                          r"\s*$", re.I)
+_RANK_AFTER = re.compile(r"^\s*(?:most|least|biggest|largest|smallest|busiest|highest|lowest|"
+                         r"top|worst|best|noisiest|slowest|fastest)\b", re.I)
+_RANGE_BEFORE = re.compile(r"\b(?:between|from|range|ranging)\s*$|\bbetween\s+\S+\s+and\s*$|"
+                           r"\d\s*(?:to|through|-|–)\s*$", re.I)
+_RANGE_AFTER = re.compile(r"^\s*(?:and|to|through|until|till|-|–)\s*\d", re.I)
+_UNIT_AFTER = re.compile(
+    r"^\s*(?:ms|msecs?|milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|"
+    r"weeks?|months?|years?|times|x|bytes?|[kmgt]i?b|kilobytes?|megabytes?|gigabytes?|"
+    r"percent)\b|^%",
+    re.I)
+_OR = re.compile(r"^\s*(?:,\s*)?or\s*$|^\s*,\s*$", re.I)
+_AND = re.compile(r"^\s*and\s*$", re.I)
+
+
+@dataclass
+class Literal:
+    """A literal the counted lines must hold: `key` then one of `values` (or a value alone)."""
+
+    text: str  # as the question wrote it: "status 404", "uid=0", "404 or 500"
+    values: list[str]
+    key: str | None = None
+    written: list[str] = field(default_factory=list)  # as the log writes it (after a count)
+
+    def pattern(self) -> str:
+        """A case-insensitive regex (str; the same source works on bytes) for one line."""
+        vals = "|".join(_value_rx(v) for v in self.values)
+        value = f"(?<![\\w.])(?:{vals})(?![\\w]|\\.\\d)"
+        if not self.key:
+            return "(?i)" + value
+        return f"(?i)(?<![\\w]){_key_rx(self.key)}{SEP}{value}"
+
+    def parts(self) -> tuple[str, str] | None:
+        """(key regex, value regex) each alone: lines holding both, not joined, are the ones
+        a zero count must not hide."""
+        if not self.key:
+            return None
+        vals = "|".join(_value_rx(v) for v in self.values)
+        return (f"(?i)(?<![\\w]){_key_rx(self.key)}(?![\\w])",
+                f"(?i)(?<![\\w.])(?:{vals})(?![\\w]|\\.\\d)")
+
+    def label(self) -> str:
+        """`status: 404` as the log writes it when a count found it, else as asked."""
+        if self.written:
+            return " or ".join(f"`{w}`" for w in self.written[:3])
+        vals = " or ".join(f"`{v}`" for v in self.values)
+        return f"`{self.key}` then {vals}" if self.key else vals
+
+
+def _value_rx(value: str) -> str:
+    if m := _CLASS_NUMBER.match(value):
+        return m.group(1) + r"\d" * len(m.group(2))
+    return re.escape(value)
+
+
+def _key_rx(key: str) -> str:
+    low = key.lower()
+    base = key[:-1] if low.endswith("s") and not low.endswith("ss") and len(key) > 3 else key
+    return re.escape(base) + "(?:e?s)?"
+
+
+@dataclass
+class Reading:
+    """The literals of the part of a question that says what is counted, the reasons code is
+    not sure what a number means, and that part with the literals blanked (for its words)."""
+
+    literals: list[Literal] = field(default_factory=list)
+    unsure: list[str] = field(default_factory=list)
+    rest: str = ""
+
+
+@dataclass
+class _Tok:
+    start: int
+    end: int
+    text: str
+
+
+def _tokens(text: str) -> list[_Tok]:
+    out = []
+    for m in _TOKEN.finditer(text):
+        raw = m.group(0)
+        a, b = 0, len(raw)
+        while a < b and raw[a] in _LEAD:
+            a += 1
+        while b > a and raw[b - 1] in _TRAIL:
+            b -= 1
+        if a < b:
+            out.append(_Tok(m.start() + a, m.start() + b, raw[a:b]))
+    return out
+
+
+def _value_of(tok: str) -> str:
+    m = _PLURAL_NUMBER.match(tok)
+    return m.group(1) if m else tok
+
+
+def _role(body: str, tok: _Tok) -> tuple[str | None, int]:
+    """Why the number at `tok` is not a value to match (a reason, or None), and where the
+    words that say so begin (`more than 10`: they frame the count, they are not its words)."""
+    before, after = body[:tok.start], body[tok.end:]
+    shown = f"`{tok.text}`"
+    if tok.text[0] in "<>≥≤" or tok.text.endswith("+"):
+        return f"{shown} reads as a threshold, which code does not count by", tok.start
+    if m := _THRESHOLD_BEFORE.search(before):
+        return (f"{_quote(m.group(0), tok.text)} reads as a threshold, which code does not "
+                "count by"), m.start()
+    if _THRESHOLD_AFTER.search(after):
+        return (f"{shown} with `{after.strip().split()[0] if after.strip() else ''}` reads as "
+                "a threshold, which code does not count by"), tok.start
+    if m := _UNIT_AFTER.search(after):
+        return (f"`{tok.text} {m.group(0).strip()}` reads as a quantity or a duration, not as "
+                "text the lines hold"), tok.start
+    if m := _RANK_BEFORE.search(before):
+        return (f"{_quote(m.group(0), tok.text)} reads as a position or a rank, not as text the "
+                "lines hold"), m.start()
+    if _RANK_AFTER.search(after):
+        return (f"{shown} reads as a rank or a number of results, not as text the lines hold",
+                tok.start)
+    if _RANGE_BEFORE.search(before) or _RANGE_AFTER.search(after) or re.fullmatch(
+            r"\d+-\d+", tok.text):
+        return f"{shown} is part of a range of numbers, which code does not count by", tok.start
+    return None, tok.start
+
+
+def _quote(before: str, tok: str) -> str:
+    return f"`{before.strip()} {tok}`"
+
+
+def read(body: str, start: int, end: int, filler: frozenset[str], skip=()) -> Reading:
+    """The literals of body[start:end] (what is counted), and a reason for every other number
+    of `body` (the question, its window and anchors blanked) that code cannot place. `skip`:
+    spans whose numbers are already read (a top k)."""
+    r = Reading(rest=body[start:end])
+    toks = _tokens(body)
+    chars = list(body)
+    for i, tok in enumerate(toks):
+        if not any(c.isdigit() for c in tok.text) or any(a <= tok.start < b for a, b in skip):
+            continue
+        why, lo = _role(body, tok)
+        if why is None and not (start <= tok.start and tok.end <= end):
+            why = f"`{tok.text}` is outside what the question counts, and code cannot tell " \
+                  "what it applies to"
+        if why is None:
+            why = _place(r, body, toks, i, filler)
+        if why:
+            r.unsure.append(why)
+        chars[lo:tok.end] = " " * (tok.end - lo)
+    r.rest = "".join(chars)[start:end]
+    for lit in r.literals:  # the key is the literal's, not a word of its own
+        if lit.key:
+            r.rest = re.sub(rf"(?<![\w]){re.escape(lit.key)}(?![\w])", " ", r.rest, count=1)
+    return r
+
+
+def _place(r: Reading, body: str, toks: list[_Tok], i: int, filler: frozenset[str]) -> str | None:
+    """Adds the literal at toks[i] to r (a value alone, a key's value, or one more value of
+    the literal before it); or the reason it cannot."""
+    tok = toks[i]
+    value = _value_of(tok.text)
+    prev = toks[i - 1] if i else None
+    if prev and _SEP_TOKEN.fullmatch(prev.text) and i > 1:  # `port = 11`: the key is before
+        prev = toks[i - 2]
+    gap = body[prev.end:tok.start] if prev else ""
+    if why := _after(body, toks, i, filler):
+        return why
+    if r.literals and prev and _OR.match(body[_last_end(r, toks, i):tok.start]):
+        r.literals[-1].values.append(value)
+        r.literals[-1].text += f" or {tok.text}"
+        return None
+    if r.literals and prev and _AND.match(body[_last_end(r, toks, i):tok.start]):
+        return (f"`{r.literals[-1].text} and {tok.text}`: code cannot tell whether a line must "
+                "hold both or either")
+    key = None
+    if prev and _JOINS.match(gap) and _WORD.fullmatch(prev.text.rstrip(":=")):
+        word = prev.text.rstrip(":=")
+        if word.lower() not in filler or any(c in gap + prev.text for c in ":="):
+            key = word
+    text = body[prev.start:tok.end] if key else tok.text
+    r.literals.append(Literal(text, [value], key))
+    return None
+
+
+def _last_end(r: Reading, toks: list[_Tok], i: int) -> int:
+    """The end of the token before toks[i] that holds a digit (the last literal's value)."""
+    for t in reversed(toks[:i]):
+        if any(c.isdigit() for c in t.text):
+            return t.end
+    return 0
+
+
+def _after(body: str, toks: list[_Tok], i: int, filler: frozenset[str]) -> str | None:
+    """A word right after the value may describe it (`404 errors`) or name another
+    condition: code cannot tell which, unless it frames the count or is the next key."""
+    if i + 1 >= len(toks):
+        return None
+    nxt = toks[i + 1]
+    gap = body[toks[i].end:nxt.start]
+    if not gap.isspace() or not _WORD.fullmatch(nxt.text) or nxt.text.lower() in filler:
+        return None
+    if i + 2 < len(toks) and any(c.isdigit() for c in toks[i + 2].text):
+        return None  # `port 22 status 404`: the next key
+    return (f"`{toks[i].text} {nxt.text}`: code cannot tell whether `{nxt.text}` describes "
+            f"`{toks[i].text}` or names more that the lines must hold")
