@@ -269,6 +269,13 @@ CASES = [
          # grep "authentication failure" | grep -cE "(^|[^[:alnum:]_])uid=0\b" -> 490
          lambda ls: sum("authentication failure" in s and bool(re.search(r"(?<!\w)uid=0\b", s))
                         for s in ls)),
+    Case("Linux", "how many lines with uid=0 and euid=0?", "count",
+         # grep -E "(^|[^[:alnum:]_])uid=0\b" | grep -c "euid=0" -> 490
+         lambda ls: sum(bool(re.search(r"(?<!\w)uid=0\b", s)) and "euid=0" in s for s in ls)),
+    Case("HDFS", "how many lines on port 50010?", "count",  # grep -cE "(:|port )50010\b" -> 999
+         count_of(r"(?::|port )50010\b")),
+    Case("Hadoop", "how many lines mention port 8030?", "count",  # grep -cE "(:|port )8030\b" -> 293
+         count_of(r"(?::|port )8030\b")),
     Case("Thunderbird", "how many sessions opened by uid=0?", "count",
          # grep "session opened" | grep -c "uid=0" -> 19
          lambda ls: sum("session opened" in s and bool(re.search(r"(?<!\w)uid=0\b", s))

@@ -31,6 +31,10 @@ _PLURAL_NUMBER = re.compile(r"^(\d+)'?s$")  # 404s
 _CLASS_NUMBER = re.compile(r"^(\d)([xX]{1,3})$")  # 5xx: any 3-digit number starting with 5
 _JOINS = re.compile(r"^[\s:=]*$")
 _SEP_TOKEN = re.compile(r"[:=]+")
+# an address a port follows: IPv4, a bracketed IPv6, a host name with a dot or a hyphen
+# (`proxy.cse.cuhk.edu.hk`, `msra-sa-41`; never a bare word: `code:404` is no port), localhost
+_ADDRESS = (r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}|\]|(?<![\w.-])[A-Za-z][\w-]*(?:\.[\w-]+)+"
+            r"|(?<![\w.-])[A-Za-z]\w*(?:-\w+)+|\blocalhost")
 _THRESHOLD_BEFORE = re.compile(
     r"(?:(?:more|less|fewer|greater|higher|lower|larger|bigger|smaller|longer|shorter|slower|"
     r"faster|other)\s+than|over|under|above|below|exceed(?:s|ing|ed)?|beyond|at\s+least|"
@@ -45,7 +49,7 @@ _RANK_AFTER = re.compile(r"^\s*(?:most|least|biggest|largest|smallest|busiest|hi
                          r"top|worst|best|noisiest|slowest|fastest)\b", re.I)
 _RANGE_BEFORE = re.compile(r"\b(?:between|from|range|ranging)\s*$|\bbetween\s+\S+\s+and\s*$|"
                            r"\d\s*(?:to|through|-|–)\s*$", re.I)
-_RANGE_AFTER = re.compile(r"^\s*(?:and|to|through|until|till|-|–)\s*\d", re.I)
+_RANGE_AFTER = re.compile(r"^\s*(?:to|through|until|till|-|–)\s*\d", re.I)
 _UNIT_AFTER = re.compile(
     r"^\s*(?:ms|msecs?|milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|"
     r"weeks?|months?|years?|times|x|bytes?|[kmgt]i?b|kilobytes?|megabytes?|gigabytes?|"
@@ -70,7 +74,10 @@ class Literal:
         value = f"(?<![\\w.])(?:{vals})(?![\\w]|\\.\\d)"
         if not self.key:
             return "(?i)" + value
-        return f"(?i)(?<![\\w]){_key_rx(self.key)}{SEP}{value}"
+        keyed = f"(?<![\\w]){_key_rx(self.key)}{SEP}{value}"
+        if self.key.lower() in ("port", "ports"):  # `port 50010`: also `10.251.73.220:50010`
+            return f"(?i)(?:{keyed}|(?:{_ADDRESS}):(?:{vals})(?![\\w]|\\.\\d))"
+        return "(?i)" + keyed
 
     def parts(self) -> tuple[str, str] | None:
         """(key regex, value regex) each alone: lines holding both, not joined, are the ones
@@ -83,6 +90,9 @@ class Literal:
 
     def label(self) -> str:
         """`status: 404` as the log writes it when a count found it, else as asked."""
+        if self.key and self.key.lower() in ("port", "ports"):
+            vals = "|".join(self.values)
+            return f"`{self.key} {vals}` or `<address>:{vals}`"
         if self.written:
             return " or ".join(f"`{w}`" for w in self.written[:3])
         vals = " or ".join(f"`{v}`" for v in self.values)
@@ -210,7 +220,8 @@ def _place(r: Reading, body: str, toks: list[_Tok], i: int, filler: frozenset[st
         r.literals[-1].values.append(value)
         r.literals[-1].text += f" or {tok.text}"
         return None
-    if r.literals and prev and _AND.match(body[_last_end(r, toks, i):tok.start]):
+    if r.literals and prev and _AND.match(body[_last_end(r, toks, i):tok.start]) and (
+            re.fullmatch(r"[\d.,]+", tok.text)):  # `uid=0 and euid=0`: both, clearly
         return (f"`{r.literals[-1].text} and {tok.text}`: code cannot tell whether a line must "
                 "hold both or either")
     key = None

@@ -68,6 +68,25 @@ def test_a_value_is_a_whole_token_joined_to_its_key_as_logs_write_fields():
     assert not re.compile(uid.pattern()).search(line.replace(" uid=0", " uid=500"))
 
 
+def test_a_port_is_also_the_number_after_an_address():
+    (lit,) = read_query("how many lines on port 50010?").literals
+    rx = re.compile(lit.pattern())
+    assert rx.search("081109 204005 35 INFO dfs.FSNamesystem: BLOCK* NameSystem.addStoredBlock: "
+                     "blockMap updated: 10.251.73.220:50010 is added to blk_7128370237687728475")
+    assert rx.search("Address change detected. Old: msra-sa-41/10.190.173.170:50010 New: "
+                     "msra-sa-41:50010") and rx.search("listening on port 50010")
+    assert not rx.search("Jun 14 15:16:50010") and not rx.search("10.0.0.1:500100")
+    assert not rx.search("code:50010")  # a bare word before the colon is no address
+    assert lit.label() == "`port 50010` or `<address>:50010`"
+
+
+def test_and_joins_two_literals_but_not_a_bare_number():
+    q = read_query("how many lines with uid=0 and euid=0?")
+    assert [lit.values for lit in q.literals] == [["uid=0"], ["euid=0"]] and not q.unsure
+    q = read_query("how many lines with status 404 and 500?")
+    assert q.unsure and "both or either" in q.unsure[0]
+
+
 def test_values_joined_by_or_are_alternatives_of_one_key():
     (lit,) = read_query("how many lines with status 404 or 500?").literals
     assert (lit.key, lit.values) == ("status", ["404", "500"])

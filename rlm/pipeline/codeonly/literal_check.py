@@ -30,7 +30,9 @@ def written_or_apart(sources, literals, tally) -> list[tuple[str, int, int]]:
         rx = re.compile(lit.pattern())
         forms: list[str] = []
         for text in texts:
-            if (m := rx.search(text)) and m.group(0) not in forms:
+            if not (m := rx.search(text)):
+                continue
+            if m.group(0) not in forms:
                 forms.append(m.group(0))
         lit.written = forms[:FORMS]
     if tally.total:
