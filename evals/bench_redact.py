@@ -9,7 +9,8 @@
    default ../shared/loghub): block ids, hex ids, UUIDs, paths must survive. IP addresses there
    are personal data and are counted apart.
 3. Speed: MB/s of `detect` (CPU time of this process, best of 3, and wall clock) on the LogHub
-   logs and on the log and transcript fixtures, next to one pass of a single compiled regex
+   logs and on the log and transcript fixtures, and of a run's Redactor over the same text cut
+   into 4 KB and 32 KB prompts (the fixed cost of each call counts there), next to one pass of a single compiled regex
    (`re.findall(r"\\d+")`) over the same text in the same run (the machine's reference), and the
    detectors before on the same text: issue 21's first (`--previous REV`) and the one before
    issue 21 (`--before REV`, when detect-secrets is installed).
@@ -38,7 +39,8 @@ from tests.planted_secrets import KINDS, keyed_line, leaked, prose_line  # noqa:
 from rlm.fixtures.log import write_log  # noqa: E402
 from rlm.fixtures.repo import write_repo  # noqa: E402
 from rlm.fixtures.transcript import write_transcript  # noqa: E402
-from rlm.redact.detect import Redactor, detect  # noqa: E402
+from rlm.redact.detect import detect  # noqa: E402
+from rlm.redact.redactor import Redactor  # noqa: E402
 
 EXPECTED_PII = {("IP", "198.51.100.173"), ("EMAIL", "security@parcelpost.invalid")}
 
@@ -149,9 +151,13 @@ def speed(text: str, label: str, before, previous) -> None:
     mb = len(text.encode()) / 1e6
     det_c, det_w = _cpu(detect, text)
     ref_c, ref_w = _cpu(lambda t: re.findall(r"\d+", t), text)
+    chunks = {size: _chunks(text, size) for size in CHUNKS}
+    run_c = {size: _cpu(lambda t, c=c: _redact_run(c), text)[0] for size, c in chunks.items()}
     line = (f"   {label}: {mb:.1f} MB; detect {mb / det_c:.1f} MB/s CPU ({mb / det_w:.1f} wall); "
             f"one regex pass (\\d+) {mb / ref_c:.1f} MB/s CPU; detect takes {det_c / ref_c:.2f}x "
-            f"the regex pass")
+            f"the regex pass; a run's Redactor over chunks of "
+            + ", ".join(f"{size // 1000} KB {mb / c:.1f} MB/s ({c / ref_c:.2f}x)"
+                        for size, c in run_c.items()))
     if previous is not None:
         prev_c, _ = _cpu(previous.detect, text, runs=2)
         line += f"; issue 21's first detector {mb / prev_c:.1f} MB/s CPU ({prev_c / det_c:.1f}x slower)"
@@ -159,6 +165,27 @@ def speed(text: str, label: str, before, previous) -> None:
         old_c, _ = _cpu(before.detect, text, runs=1)
         line += f"; before issue 21 {mb / old_c:.2f} MB/s CPU ({old_c / det_c:.0f}x slower)"
     print(line)
+
+
+CHUNKS = (4_000, 32_000)  # prompt sizes: a small model's window, a common one
+
+
+def _chunks(text: str, size: int) -> list[str]:
+    """text cut at line ends into pieces of about `size` characters, as a fan-out cuts it."""
+    out, a = [], 0
+    while a < len(text):
+        b = text.find("\n", a + size)
+        b = len(text) if b < 0 else b + 1
+        out.append(text[a:b])
+        a = b
+    return out
+
+
+def _redact_run(chunks: list[str]) -> None:
+    """What a run does: one Redactor, each chunk redacted as a prompt (placeholders shared)."""
+    r = Redactor()
+    for c in chunks:
+        r.redact(c, count_prompt=True)
 
 
 def ip_dense_log(lines: int) -> str:

@@ -1,18 +1,21 @@
-"""Where in a text each of many words occurs, by blocks: one pass of an RE2 Set per block.
+"""Where in a text each of many words occurs, by blocks: one multi-pattern pass per block.
 
-The text's bytes are cut into blocks of about 4 KB that end at line ends; an RE2 Set of the
-lower-cased words (gitleaks' rule keywords, and the words the rare detectors need: '://',
-'bearer', 'password', '@', ...) says which of them each block holds. A detector then reads only
-the blocks (or the lines) that hold its words: gitleaks reads a rule over a whole file when its
-keyword is anywhere in it, and on a log 'auth' or 's.' is somewhere in every file.
+The text's bytes are cut into blocks of about 4 KB that end at line ends; one compiled set of
+the words, case-blind (gitleaks' rule keywords, and '@' for e-mail addresses), says which of
+them each block holds. A detector then reads only the blocks that hold its words: gitleaks
+reads a rule over a whole file when its keyword is anywhere in it, and on a log 'auth' or 's.'
+is somewhere in every file.
 
-A Set whose DFA runs out of memory returns nothing, as if no word were there; a pattern that
-matches every block (the canary) tells the two apart, and a block where it is missing counts as
-holding every word.
+The engine is Hyperscan (Intel's multi-literal matcher, the `hyperscan` wheel) where it is
+installed: 4.9 ms against the RE2 Set's 11.7-15.9 ms on the 16 LogHub logs (4.4 MB), same
+blocks (tests/redact/test_redact_blocks.py). Elsewhere an RE2 Set: a Set whose DFA runs out of
+memory returns nothing, as if no word were there; a pattern that matches every block (the
+canary) tells the two apart, and a block where it is missing counts as holding every word.
 """
 
 from __future__ import annotations
 
+import threading
 from typing import Iterable
 
 BLOCK = 4096  # bytes per block: smaller costs more Set calls, larger reads more text per rule
@@ -30,45 +33,96 @@ def cut_blocks(data: bytes, size: int = BLOCK) -> list[tuple[int, int]]:
 
 
 class WordSet:
-    """Lower-case words (bytes) compiled once into an RE2 Set."""
+    """Words (bytes, matched case-blind) compiled once. engine: "hyperscan", "re2", or None
+    for Hyperscan where it is installed."""
 
-    def __init__(self, words: Iterable[bytes]):
-        import re2
-
+    def __init__(self, words: Iterable[bytes], engine: str | None = None):
         self.words = list(dict.fromkeys(words))
-        o = re2.Options()
-        o.log_errors = False
-        o.max_mem = 64 << 20
-        o.encoding = re2.Options.Encoding.LATIN1
-        s = re2.Set.SearchSet(o)
-        for w in self.words:
-            s.Add(re2.escape(w))
-        self.canary = s.Add(b"^")
-        s.Compile()
-        self._set = s._set
         self.index = {w: i for i, w in enumerate(self.words)}
+        self._hs = None if engine == "re2" else _hyperscan_db(self.words, engine == "hyperscan")
+        self.engine = "hyperscan" if self._hs is not None else "re2"
+        self._local = threading.local()  # a Hyperscan scratch space is one thread's
+        if self._hs is None:
+            self._set, self.canary = _re2_set(self.words)
 
     def where(self, data: bytes) -> "Presence":
         blocks = cut_blocks(data)
-        low = data.lower()
+        found = self._where_hs(data, blocks) if self._hs is not None else \
+            self._where_re2(data, blocks)
+        return Presence(self, data, blocks, found)
+
+    def _where_hs(self, data: bytes, blocks) -> dict[int, list[int]]:
+        import hyperscan
+
+        scratch = getattr(self._local, "scratch", None)
+        if scratch is None:
+            scratch = self._local.scratch = hyperscan.Scratch(self._hs)
+        found: dict[int, list[int]] = {}
+
+        def seen(word: int, _start: int, _end: int, _flags: int, block: int) -> None:
+            found.setdefault(word, []).append(block)  # once a block: SINGLEMATCH
+
+        scan = self._hs.scan
+        for bi, (a, b) in enumerate(blocks):
+            scan(data[a:b], match_event_handler=seen, context=bi, scratch=scratch)
+        return found
+
+    def _where_re2(self, data: bytes, blocks) -> dict[int, list[int]]:
         every = range(len(self.words))
         found: dict[int, list[int]] = {}
+        match = self._set.Match
         for bi, (a, b) in enumerate(blocks):
-            got = self._set.Match(low[a:b])
+            got = match(data[a:b])
             if self.canary not in got:  # the DFA gave up: count the block as holding them all
                 got = every
             for k in got:
                 if k != self.canary:
                     found.setdefault(k, []).append(bi)
-        return Presence(self, data, low, blocks, found)
+        return found
+
+
+def _hyperscan_db(words: list[bytes], required: bool):
+    """The words as one Hyperscan database (each reported once a scan, case-blind), or None
+    where the package is missing or cannot compile them (unless `required`)."""
+    try:
+        import hyperscan
+
+        db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+        db.compile(expressions=words, ids=list(range(len(words))), elements=len(words),
+                   flags=hyperscan.HS_FLAG_CASELESS | hyperscan.HS_FLAG_SINGLEMATCH,
+                   literal=True)
+        return db
+    except Exception:  # noqa: BLE001 - ImportError, or a build of it without literal mode
+        if required:
+            raise
+        return None
+
+
+def _re2_set(words: list[bytes]):
+    import re2
+
+    o = re2.Options()
+    o.log_errors = False
+    o.max_mem = 64 << 20
+    o.encoding = re2.Options.Encoding.LATIN1
+    s = re2.Set.SearchSet(o)
+    for w in words:  # case-blind in the Set: faster than lower-casing the text first
+        s.Add(b"(?i)" + re2.escape(w))
+    canary = s.Add(b"^")
+    s.Compile()
+    return s._set, canary
 
 
 class Presence:
     """Which blocks of one text hold which words."""
 
-    def __init__(self, words: WordSet, data: bytes, low: bytes, blocks, found):
-        self.words, self.data, self.low, self.blocks = words, data, low, blocks
+    def __init__(self, words: WordSet, data: bytes, blocks, found):
+        self.words, self.data, self.blocks = words, data, blocks
         self._found = found
+
+    def present(self) -> set[bytes]:
+        """The words found in any block."""
+        return {self.words.words[k] for k in self._found}
 
     def blocks_of(self, words: Iterable[bytes]) -> list[int]:
         out: set[int] = set()

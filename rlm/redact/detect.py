@@ -8,19 +8,18 @@ tokens, passwords in URLs, ``key=value`` credentials, AWS access key ids and pri
 For speed, one RE2 pass picks the lines that could hold any of these (rlm.redact.scan); the exact
 detectors read only those.
 
-One ``Redactor`` lives for one run: the same value gets the same placeholder in every call, so a
-model can still correlate ("⟨EMAIL_3⟩ failed to log in twice"), and ``restore`` maps a model's
-reply back to the original values for local use. Nothing found is ever sent anywhere to be
-verified.
+The placeholders of one run are rlm.redact.redactor's. Nothing found is ever sent anywhere to
+be verified.
 """
 
 from __future__ import annotations
 
 import ipaddress
 import re
-import threading
 from bisect import bisect_right
 from functools import lru_cache
+from itertools import repeat
+from operator import itemgetter, le
 from typing import NamedTuple
 
 from rlm.redact import dense, rare
@@ -228,9 +227,12 @@ def _text_check(check):
 
 
 def _to_chars(enc: Encoded, found) -> list[Hit]:
-    if enc.ascii:
-        text, new = enc.text, tuple.__new__  # a tuple made in C: thousands a log
-        return [new(Hit, (s, e, kind, text[s:e])) for s, e, kind in found]
+    if not found:
+        return []
+    if enc.ascii:  # tuples made in C, not one Python call per hit: thousands a log
+        starts, ends, kinds = zip(*found)
+        values = map(enc.text.__getitem__, map(slice, starts, ends))
+        return list(map(tuple.__new__, repeat(Hit), zip(starts, ends, kinds, values)))
     where = {off: 0 for s, e, _ in found for off in (s, e)}
     for off in sorted(where):  # Encoded.char is incremental in increasing order
         where[off] = enc.char(off)
@@ -267,6 +269,10 @@ _RARE = (
 def _resolve(hits: list[Hit]) -> list[Hit]:
     """Priority order: the first detector to claim a span keeps it. Hits that overlap no other
     are kept as they are; only a group of overlapping ones is resolved by priority."""
+    ordered = sorted(hits)
+    starts, ends = list(map(itemgetter(0), ordered)), list(map(itemgetter(1), ordered))
+    if all(map(le, ends[:-1], starts[1:])):  # nothing overlaps (the common case): in C
+        return ordered
     taken: list[Hit] = []
     group: list[int] = []
     reach = -1
@@ -301,100 +307,3 @@ def _by_priority(hits: list[Hit]) -> list[Hit]:
         ends.insert(i, h.end)
         taken.append(h)
     return taken
-
-
-# ------------------------------------------------------------------------------------ redactor
-
-class Redactor:
-    """Placeholders of one run, counts per kind, and the way back for local display."""
-
-    def __init__(self) -> None:
-        self._by_value: dict[tuple[str, str], str] = {}
-        self._by_placeholder: dict[str, str] = {}
-        self._counters = {k: 0 for k in KINDS}
-        self._touched: set[int] = set()  # hashes of the prompts (first user message) with a hit
-        self._secrets: list[str] = []  # SECRET values so far: masked wherever they recur
-        self._lock = threading.Lock()
-
-    def placeholder(self, kind: str, value: str) -> str:
-        key = (kind, value)  # exact: restore() must give back the very text, for quote checks
-        with self._lock:
-            ph = self._by_value.get(key)
-            if ph is None:
-                self._counters[kind] += 1
-                ph = f"⟨{kind}_{self._counters[kind]}⟩"
-                self._by_value[key] = ph
-                self._by_placeholder[ph] = value
-                if kind == "SECRET":
-                    self._secrets.append(value)
-            return ph
-
-    def redact(self, text: str, count_prompt: bool = False,
-               found: list[Hit] | None = None) -> str:
-        """text with every detected value replaced by its placeholder (`found`: the text's
-        `pattern_hits`, when a worker computed them)."""
-        if not text:
-            return text
-        hits = detect(text, tuple(self._secrets), found)
-        if not hits:
-            return text
-        out, pos = [], 0
-        for h in hits:  # a private key's body lines all show the one placeholder of the key
-            out.append(text[pos:h.start])
-            out.append(self.placeholder(h.kind, h.value))
-            pos = h.end
-        out.append(text[pos:])
-        if count_prompt:
-            with self._lock:
-                self._touched.add(hash(text))
-        return "".join(out)
-
-    def restore(self, text: str) -> str:
-        """A model's reply with the placeholders it repeated mapped back to the originals."""
-        if not text or "⟨" not in text:
-            return text
-        return PLACEHOLDER.sub(lambda m: self._by_placeholder.get(m.group(0), m.group(0)), text)
-
-    def restore_data(self, data):
-        if isinstance(data, str):
-            return self.restore(data)
-        if isinstance(data, list):
-            return [self.restore_data(x) for x in data]
-        if isinstance(data, dict):
-            return {k: self.restore_data(v) for k, v in data.items()}
-        return data
-
-    def mask_data(self, data):
-        """Every string in a JSON-like structure redacted (for --redact-report)."""
-        if isinstance(data, str):
-            return self.redact(data)
-        if isinstance(data, list):
-            return [self.mask_data(x) for x in data]
-        if isinstance(data, dict):
-            return {k: self.mask_data(v) for k, v in data.items()}
-        return data
-
-    # -- counts
-    def counts(self) -> dict[str, int]:
-        with self._lock:
-            return {k: n for k, n in self._counters.items() if n}
-
-    @property
-    def values(self) -> int:
-        return sum(self.counts().values())
-
-    @property
-    def prompts(self) -> int:
-        return len(self._touched)
-
-    def statement(self) -> str:
-        """e.g. '37 values in 12 prompts were redacted before leaving this machine (secrets 21,
-        e-mails 16)'; empty when nothing was found. Prompts, not chunks: a value can also be in
-        a merge or synthesis prompt, and a retry of the same prompt counts once."""
-        c = self.counts()
-        if not c:
-            return ""
-        n, k = self.values, self.prompts
-        kinds = ", ".join(f"{KIND_WORDS[x]} {c[x]}" for x in KINDS if x in c)
-        return (f"{n} value{'s' if n != 1 else ''} in {k} prompt{'s' if k != 1 else ''} "
-                f"{'were' if n != 1 else 'was'} redacted before leaving this machine ({kinds})")

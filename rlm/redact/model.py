@@ -27,7 +27,8 @@ from rlm.errors import UsageError
 from rlm.models import config
 from rlm.models.base import Completion, Limits, Model
 from rlm.models.config import parse_switch  # noqa: F401 - also read from here by the CLI
-from rlm.redact.detect import Redactor, pattern_hits
+from rlm.redact.detect import pattern_hits
+from rlm.redact.redactor import Redactor
 
 OFFLOAD_CHARS = 2_000  # a message this long is scanned on a Ray worker (the chunk, not the system text)
 

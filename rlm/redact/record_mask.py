@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import orjson
 
-from rlm.redact.detect import PLACEHOLDER, Redactor, detect
+from rlm.redact.detect import PLACEHOLDER, detect
+from rlm.redact.redactor import Redactor
 
 
 def typed_masks(question: str, argv: list[str]) -> list[tuple[str, str]]:

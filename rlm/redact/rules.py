@@ -43,6 +43,8 @@ class Rule:
     entropy: float
     group: int
     allows: tuple[Allow, ...]
+    probe: object = None  # the regex less a leading `(?i)[\w.-]{0,50}?`: no match of it in a
+    # window, no match of the rule (gitleaks' generic rules: its DFA is ~3x faster)
 
 
 @dataclass(frozen=True)
@@ -94,33 +96,98 @@ def rule_set() -> "RuleSet":
             continue
         rules.append(Rule(r["id"], rx, tuple(k.lower() for k in r.get("keywords", [])),
                           float(r.get("entropy", 0.0)), int(r.get("secretGroup", 0)),
-                          tuple(_allow(a, opts) for a in r.get("allowlists", []))))
+                          tuple(_allow(a, opts) for a in r.get("allowlists", [])),
+                          _probe(r["regex"], opts)))
     return RuleSet(rules, _allow(data.get("allowlist", {}), opts))
+
+
+_LEAD = "(?i)[\\w.-]{0,50}?"  # how 96 of gitleaks' rules start: it only moves a match's start
+
+
+def _probe(regex: str, opts):
+    """A faster regex that matches wherever `regex` does (see Rule.probe), or None."""
+    import re2
+
+    if not regex.startswith(_LEAD):
+        return None
+    try:
+        return re2.compile("(?i)" + regex[len(_LEAD):], opts)
+    except re2.error:
+        return None
+
+
+class _Match:
+    """The groups of one RE2 match, as the spans RE2's own Match gives them (the wrapper's
+    finditer costs ~5 us a call in Python, and a prompt looks at a few dozen rules)."""
+
+    __slots__ = ("data", "spans")
+
+    def __init__(self, data: bytes, spans):
+        self.data, self.spans = data, spans
+
+    def groups(self) -> tuple:
+        return tuple(self.group(i) for i in range(1, len(self.spans)))
+
+    def group(self, i: int = 0):
+        s, e = self.spans[i]
+        return None if s < 0 else self.data[s:e]
+
+    def start(self, i: int = 0) -> int:
+        return self.spans[i][0]
+
+    def end(self, i: int = 0) -> int:
+        return self.spans[i][1]
+
+
+def _matches(rx, data: bytes, a: int, b: int) -> Iterator[_Match]:
+    """rx's leftmost matches in data[a:b], left to right, as finditer gives them."""
+    import re2
+
+    match, anchor, pos = rx._regexp.Match, re2._Anchor.UNANCHORED, a
+    while pos <= b:
+        spans = match(anchor, data, pos, b)
+        s, e = spans[0]
+        if s < 0:
+            return
+        yield _Match(data, spans)
+        pos = e if e > s else s + 1
 
 
 class RuleSet:
     def __init__(self, rules: list[Rule], global_allow: Allow):
         self.rules = rules
         self.global_allow = global_allow
-        self._by_keyword: dict[str, list[int]] = {}
-        for i, r in enumerate(rules):
-            for k in r.keywords:
+        self._by_keyword: dict[bytes, list[int]] = {}
+        self._keyword_bytes = [tuple(k.encode("utf-8") for k in r.keywords) for r in rules]
+        for i, words in enumerate(self._keyword_bytes):
+            for k in words:
                 self._by_keyword.setdefault(k, []).append(i)
+        self._keywordless = any(not r.keywords for r in rules)  # gitleaks' has none today
 
     def keywords(self) -> list[bytes]:
-        return [k.encode("utf-8") for k in self._by_keyword]
+        return list(self._by_keyword)
 
     def find(self, where) -> Iterator[Found]:
         """Secrets the rules find in where.data (UTF-8 bytes; offsets in bytes), each rule over
         the blocks that hold its keywords (where: an rlm.redact.blocks.Presence that knows
-        them), rule by rule (not in data order)."""
+        them), rule by rule (not in data order). Only the rules with a keyword present are
+        looked at: a prompt of a few lines holds a handful of the ~300 keywords."""
         data = where.data
         whole = [(0, len(data))]
-        for rule in self.rules:
-            spans = where.windows(k.encode("utf-8") for k in rule.keywords) if rule.keywords \
-                else whole
+        present = where.present()
+        due = {i for k in present for i in self._by_keyword.get(k, ())}
+        for i in (range(len(self.rules)) if self._keywordless else sorted(due)):
+            rule = self.rules[i]
+            if not rule.keywords:
+                spans = whole
+            elif i in due:
+                spans = where.windows(self._keyword_bytes[i])
+            else:
+                continue
             for a, b in spans:
-                for m in rule.rx.finditer(data, a, b):
+                if rule.probe is not None and rule.probe.search(data, a, b) is None:
+                    continue
+                for m in _matches(rule.rx, data, a, b):
                     hit = self._secret(rule, m, data)
                     if hit is not None:
                         yield hit

@@ -10,7 +10,8 @@ from rlm.errors import UsageError
 from rlm.fixtures.log import write_log
 from rlm.fixtures.repo import write_repo
 from rlm.fixtures.transcript import write_transcript
-from rlm.redact.detect import Redactor, detect, iban_ok, is_card, luhn_ok
+from rlm.redact.detect import detect, iban_ok, is_card, luhn_ok
+from rlm.redact.redactor import Redactor
 from rlm.redact.model import decide, is_loopback_host
 
 # value -> kind it must be found as (each one planted in a sentence below)

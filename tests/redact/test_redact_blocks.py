@@ -4,6 +4,10 @@ detectors read only the blocks and lines that hold their words, and a Set whose 
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from rlm.redact import detect as D
 from rlm.redact.blocks import WordSet, cut_blocks
 
@@ -51,8 +55,27 @@ class _GaveUp:
 
 
 def test_a_set_that_gave_up_reads_every_block_by_every_rule(monkeypatch):
-    words = D._words()
+    words = WordSet(D._words().words, engine="re2")
     text = _text(2000, f"export GITHUB_TOKEN={SECRET} password=Tr0ub4dor3xyz")
     monkeypatch.setattr(words, "_set", _GaveUp())
+    monkeypatch.setattr(D, "_words", lambda: words)
     values = {h.value for h in D.detect(text)}
     assert {SECRET, "Tr0ub4dor3xyz"} <= values
+
+
+LOGS = sorted((Path(__file__).resolve().parents[2] / "evals" / "data" / "loghub").glob("*.log"))
+
+
+@pytest.mark.parametrize("path", LOGS, ids=[p.name for p in LOGS])
+def test_hyperscan_and_the_re2_set_find_the_same_blocks(path):
+    """The two engines agree block by block on real logs, with the case of a word changed
+    (PASSWORD, Api) and words at block edges."""
+    pytest.importorskip("hyperscan")
+    text = path.read_text("utf-8", "replace")
+    text += "\nPASSWORD=x Api_Key: y BeArEr z @host " + "\n".join(f"s.{i} ey" for i in range(900))
+    data = text.encode()
+    words = D._words().words
+    fast, slow = WordSet(words, engine="hyperscan"), WordSet(words, engine="re2")
+    a, b = fast.where(data), slow.where(data)
+    assert fast.engine == "hyperscan" and slow.engine == "re2"
+    assert a.blocks == b.blocks and a._found == b._found and len(a._found) > 3

@@ -94,3 +94,31 @@ def test_offsets_hold_next_to_non_ascii_text():
     assert {h.value for h in hits} >= {"10.0.0.1", "jane.doe@acme-corp.com",
                                        "4111 1111 1111 1111", "fe80::1ff:fe23:4567:890a",
                                        "192.168.7.7"}
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_addresses_found_with_arrays_match_the_pattern_on_random_text(seed):
+    """rlm.redact.ipv4 finds addresses with array operations: on text made only of what its
+    boundaries are about (digits, dots, separators, version words, octets over 255, leading
+    zeros, a fifth group) it finds exactly what the Python pattern finds."""
+    import random
+
+    rnd = random.Random(seed)
+    octets = [0, 1, 9, 10, 25, 99, 100, 127, 199, 249, 255, 256, 300, 1000, "01", "00", "2555"]
+    seps = [" ", "..", ".", "-", ":", "=", "a", "_", "/", " v ", " ver ", "~", "\n", ",", ".x",
+            " version: ", " Build=", "rev ", " firmware:= ", "xv ", "\tV\t", " v=:", "~ "]
+    chains = (".".join(str(rnd.choice(octets)) for _ in range(rnd.choice([3, 4, 4, 4, 5])))
+              for _ in range(20_000))
+    text = "".join(c + rnd.choice(seps) for c in chains)
+    found = [(s, e) for s, e, _ in _fast_ipv4(text)]
+    py = sorted((a, b) for a, b, k in _python(text) if k == "IP")
+    assert sorted(found) == py and len(py) > 500, (len(found), len(py))
+
+
+def _fast_ipv4(text: str) -> list:
+    out: list = []
+    dense.ipv4(b"\n" + text.encode(), out)
+    matched: list = []
+    dense.ipv4_matches(b"\n" + text.encode(), matched)
+    assert out == matched  # array operations and one RE2 match per address agree
+    return out

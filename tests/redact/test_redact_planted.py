@@ -13,7 +13,8 @@ from tests.planted_secrets import KINDS, keyed_line, leaked, prose_line
 from rlm.api import AskOptions, ask_async
 from rlm.fixtures.log import write_log
 from rlm.models.openai_compat import reset_mode_cache
-from rlm.redact.detect import Redactor, detect
+from rlm.redact.detect import detect
+from rlm.redact.redactor import Redactor
 
 # `key-` + 32 hex digits (Mailgun's old key shape) reads like `key-<md5>` without the word
 # "mailgun" near: redacting it would redact every hash. Keyed, it is caught.

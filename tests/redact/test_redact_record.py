@@ -126,7 +126,7 @@ def test_a_masked_question_is_resumed_by_asking_it_again(tmp_path):
 def test_a_secret_seen_once_in_context_is_masked_where_it_recurs():
     """`password=X` in the question, then X alone in the prompt's list of search terms: the
     redactor masks the second too (it leaked before), and a later prompt with X alone as well."""
-    from rlm.redact.detect import Redactor
+    from rlm.redact.redactor import Redactor
 
     r = Redactor()
     text = (f"Question: was password={PASSWORD} used with Bearer {BEARER}?\n"

@@ -1,0 +1,130 @@
+"""The placeholders of one run: what rlm.redact.detect finds becomes ``⟨SECRET_1⟩``, ``⟨EMAIL_3⟩``.
+
+One ``Redactor`` lives for one run: the same value gets the same placeholder in every call, so a
+model can still correlate ("⟨EMAIL_3⟩ failed to log in twice"), and ``restore`` maps a model's
+reply back to the original values for local use.
+"""
+
+from __future__ import annotations
+
+import threading
+from itertools import chain, zip_longest
+from operator import itemgetter
+
+from rlm.redact.detect import KIND_WORDS, KINDS, PLACEHOLDER, Hit, detect
+
+
+class Redactor:
+    """Placeholders of one run, counts per kind, and the way back for local display."""
+
+    def __init__(self) -> None:
+        self._by_value: dict[tuple[str, str], str] = {}
+        self._by_placeholder: dict[str, str] = {}
+        self._counters = {k: 0 for k in KINDS}
+        self._touched: set[int] = set()  # hashes of the prompts (first user message) with a hit
+        self._secrets: list[str] = []  # SECRET values so far: masked wherever they recur
+        self._lock = threading.Lock()
+
+    def placeholder(self, kind: str, value: str) -> str:
+        key = (kind, value)  # exact: restore() must give back the very text, for quote checks
+        with self._lock:
+            ph = self._by_value.get(key)
+            if ph is None:
+                self._counters[kind] += 1
+                ph = f"⟨{kind}_{self._counters[kind]}⟩"
+                self._by_value[key] = ph
+                self._by_placeholder[ph] = value
+                if kind == "SECRET":
+                    self._secrets.append(value)
+            return ph
+
+    def _new_placeholders(self, keys: list[tuple[str, str]], shown: list) -> None:
+        """Fill the gaps of `shown` (placeholders of `keys`) with new placeholders numbered in
+        text order, as `placeholder` would, made and stored in C (map, zip, dict.update; the
+        lock held): an sshd log has thousands of new addresses a prompt."""
+        missing = list(dict.fromkeys(k for k, ph in zip(keys, shown) if ph is None))
+        kinds = dict.fromkeys(k[0] for k in missing)
+        for kind in kinds:
+            new = missing if len(kinds) == 1 else [k for k in missing if k[0] == kind]
+            first = self._counters[kind] + 1
+            self._counters[kind] += len(new)
+            names = list(map(f"⟨{kind}_{{}}⟩".format, range(first, first + len(new))))
+            self._by_value.update(zip(new, names))
+            self._by_placeholder.update(zip(names, map(itemgetter(1), new)))
+            if kind == "SECRET":
+                self._secrets.extend(map(itemgetter(1), new))
+        shown[:] = map(self._by_value.__getitem__, keys)
+
+    def redact(self, text: str, count_prompt: bool = False,
+               found: list[Hit] | None = None) -> str:
+        """text with every detected value replaced by its placeholder (`found`: the text's
+        `pattern_hits`, when a worker computed them)."""
+        if not text:
+            return text
+        hits = detect(text, tuple(self._secrets), found)
+        if not hits:
+            return text
+        starts, ends, kinds, values = zip(*hits)
+        keys = list(zip(kinds, values))
+        with self._lock:  # placeholders known already: one dict look-up each, in C
+            shown = list(map(self._by_value.get, keys))
+            if None in shown:
+                self._new_placeholders(keys, shown)
+        # the text between hits, then its placeholder, in turn (a private key's body lines all
+        # show the one placeholder of the key)
+        gaps = map(text.__getitem__, map(slice, (0, *ends), (*starts, len(text))))
+        out = "".join(chain.from_iterable(zip_longest(gaps, shown, fillvalue="")))
+        if count_prompt:
+            with self._lock:
+                self._touched.add(hash(text))
+        return out
+
+    def restore(self, text: str) -> str:
+        """A model's reply with the placeholders it repeated mapped back to the originals."""
+        if not text or "⟨" not in text:
+            return text
+        return PLACEHOLDER.sub(lambda m: self._by_placeholder.get(m.group(0), m.group(0)), text)
+
+    def restore_data(self, data):
+        if isinstance(data, str):
+            return self.restore(data)
+        if isinstance(data, list):
+            return [self.restore_data(x) for x in data]
+        if isinstance(data, dict):
+            return {k: self.restore_data(v) for k, v in data.items()}
+        return data
+
+    def mask_data(self, data):
+        """Every string in a JSON-like structure redacted (for --redact-report)."""
+        if isinstance(data, str):
+            return self.redact(data)
+        if isinstance(data, list):
+            return [self.mask_data(x) for x in data]
+        if isinstance(data, dict):
+            return {k: self.mask_data(v) for k, v in data.items()}
+        return data
+
+    # -- counts
+    def counts(self) -> dict[str, int]:
+        with self._lock:
+            return {k: n for k, n in self._counters.items() if n}
+
+    @property
+    def values(self) -> int:
+        return sum(self.counts().values())
+
+    @property
+    def prompts(self) -> int:
+        return len(self._touched)
+
+    def statement(self) -> str:
+        """e.g. '37 values in 12 prompts were redacted before leaving this machine (secrets 21,
+        e-mails 16)'; empty when nothing was found. Prompts, not chunks: a value can also be in
+        a merge or synthesis prompt, and a retry of the same prompt counts once."""
+        c = self.counts()
+        if not c:
+            return ""
+        n, k = self.values, self.prompts
+        kinds = ", ".join(f"{KIND_WORDS[x]} {c[x]}" for x in KINDS if x in c)
+        return (f"{n} value{'s' if n != 1 else ''} in {k} prompt{'s' if k != 1 else ''} "
+                f"{'were' if n != 1 else 'was'} redacted before leaving this machine ({kinds})")
