@@ -290,6 +290,12 @@ CASES = [
          count_of(r"port = 11\b")),
     Case("Spark", "how many lines mention BlockManager?", "count",  # grep -c BlockManager -> 260
          count_of(r"BlockManager")),
+    # an open question about a number: its lines, not the log's anomalies (was the profile)
+    Case("OpenStack", "what happened with status 404?", "count",  # grep -c "status: 404" -> 41
+         count_of(r"status: 404\b")),
+    Case("OpenStack", "any errors with status 404?", "count",
+         # grep " ERROR " | grep -c "status: 404" -> 0 (every 404 is logged at INFO)
+         count_of(r" (?:ERROR|CRITICAL) .*status: 404\b")),
     # a threshold is not a predicate word: code does not count by it (honest), never guesses
     Case("OpenSSH", "which IPs had more than 10 failed passwords?", "over",
          # grep "Failed password" | grep -oE "from [0-9.]+" | sort | uniq -c | awk '$1 > 10' -> 6

@@ -99,7 +99,7 @@ def test_values_joined_by_or_are_alternatives_of_one_key():
     ("how many requests took more than 0.3 seconds?", "0.3"),
     ("how many lines with at least 3 failures?", "3"),
     ("how many errors in the last 5 minutes?", "5"),
-    ("when was the last 404 error?", None),
+    ("when was the last 404 error?", "404"),
     ("how many lines with status between 400 and 499?", "400"),
     ("how many 404 errors?", "404"),
     ("how many lines per hour with status 404", "404"),
@@ -207,3 +207,18 @@ def test_an_anchor_and_the_question_words_are_both_counted(tmp_path):
     assert 0 < want < sum(ip in s for s in lines)
     rep = ask(p, f"how many failed passwords from {ip}?")
     assert rep["matched"]["total"] == want
+
+
+def test_an_open_question_about_a_number_lists_the_lines_holding_it(openstack):
+    """`what happened with status 404?` is not the log's anomalies: it is the 404 lines, as
+    `what happened with 5.188.10.180?` is the lines of the IP."""
+    rep = ask(openstack, "what happened with status 404?")
+    assert rep["strategy"] == "count"
+    assert rep["matched"]["total"] == grep_c(openstack, r"status: 404\b") > 0
+    rep = ask(openstack, "any errors with status 404?")  # 404s are logged at INFO: a sure 0
+    assert rep["matched"]["total"] == 0 and rep["answer"].startswith("**0** error-level lines")
+
+
+def test_an_open_question_over_a_relative_time_is_not_the_whole_files_answer(openstack):
+    rep = ask(openstack, "what went wrong in the last 2 hours?", code=3)
+    assert "`2 hours` reads as a quantity or a duration" in rep["answer"]

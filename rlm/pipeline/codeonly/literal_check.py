@@ -39,6 +39,8 @@ def written_or_apart(sources, literals, tally) -> list[tuple[str, int, int]]:
         return []
     out = []
     for lit in literals:
+        if _count(sources, (lit.pattern(),)):
+            continue  # the log holds it: the zero is the other conditions' (a level, words)
         parts = lit.parts()
         with_value = _count(sources, (parts[1] if parts else lit.pattern(),))
         if not with_value:  # on no line at all: maybe not text the log writes (`the 2k log`)
