@@ -79,6 +79,12 @@ class Literal:
             return f"(?i)(?:{keyed}|(?:{_ADDRESS}):(?:{vals})(?![\\w]|\\.\\d))"
         return "(?i)" + keyed
 
+    def needle(self) -> str:
+        """The values alone, a plain alternation: a prefilter Python's regex engine finds at
+        C speed (the lookbehinds and the address form of `pattern` are checked per hit)."""
+        vals = "|".join(_value_rx(v) for v in self.values)
+        return ("(?i)" if any(c.isalpha() for v in self.values for c in v) else "") + vals
+
     def parts(self) -> tuple[str, str] | None:
         """(key regex, value regex) each alone: lines holding both, not joined, are the ones
         a zero count must not hide."""
