@@ -276,6 +276,10 @@ CASES = [
          count_of(r"(?::|port )50010\b")),
     Case("Hadoop", "how many lines mention port 8030?", "count",  # grep -cE "(:|port )8030\b" -> 293
          count_of(r"(?::|port )8030\b")),
+    Case("OpenSSH", "how many lines with pid 24200?", "count",  # grep -c "\[24200\]" -> 7
+         count_of(r"\[24200\]")),
+    Case("Zookeeper", "how many lines with :3888?", "count",  # grep -cE ":3888\b" -> 386
+         count_of(r":3888\b")),
     Case("Thunderbird", "how many sessions opened by uid=0?", "count",
          # grep "session opened" | grep -c "uid=0" -> 19
          lambda ls: sum("session opened" in s and bool(re.search(r"(?<!\w)uid=0\b", s))

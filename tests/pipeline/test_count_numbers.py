@@ -80,6 +80,16 @@ def test_a_port_is_also_the_number_after_an_address():
     assert lit.label() == "`port 50010` or `<address>:50010`"
 
 
+def test_a_pid_is_also_the_number_in_brackets_and_a_sign_bounds_nothing():
+    (pid,) = read_query("how many lines with pid 24200?").literals
+    rx = re.compile(pid.pattern())
+    assert rx.search("Dec 10 06:55:46 LabSZ sshd[24200]: Invalid user webmaster")
+    assert not rx.search("Dec 10 06:55:46 LabSZ sshd[242001]: Invalid user webmaster")
+    (port,) = read_query("how many lines with :3888?").literals  # the log: `10.10.34.11:3888:`
+    assert re.search(port.pattern(), "[/10.10.34.11:3888:QuorumCnxManager$Listener@493]")
+    assert not re.search(port.pattern(), "10.10.34.11:38880")
+
+
 def test_and_joins_two_literals_but_not_a_bare_number():
     q = read_query("how many lines with uid=0 and euid=0?")
     assert [lit.values for lit in q.literals] == [["uid=0"], ["euid=0"]] and not q.unsure
