@@ -269,6 +269,17 @@ CASES = [
          # grep "authentication failure" | grep -cE "(^|[^[:alnum:]_])uid=0\b" -> 490
          lambda ls: sum("authentication failure" in s and bool(re.search(r"(?<!\w)uid=0\b", s))
                         for s in ls)),
+    Case("Linux", "how many lines with uid=0 and euid=0?", "count",
+         # grep -E "(^|[^[:alnum:]_])uid=0\b" | grep -c "euid=0" -> 490
+         lambda ls: sum(bool(re.search(r"(?<!\w)uid=0\b", s)) and "euid=0" in s for s in ls)),
+    Case("HDFS", "how many lines on port 50010?", "count",  # grep -cE "(:|port )50010\b" -> 999
+         count_of(r"(?::|port )50010\b")),
+    Case("Hadoop", "how many lines mention port 8030?", "count",  # grep -cE "(:|port )8030\b" -> 293
+         count_of(r"(?::|port )8030\b")),
+    Case("OpenSSH", "how many lines with pid 24200?", "count",  # grep -c "\[24200\]" -> 7
+         count_of(r"\[24200\]")),
+    Case("Zookeeper", "how many lines with :3888?", "count",  # grep -cE ":3888\b" -> 386
+         count_of(r":3888\b")),
     Case("Thunderbird", "how many sessions opened by uid=0?", "count",
          # grep "session opened" | grep -c "uid=0" -> 19
          lambda ls: sum("session opened" in s and bool(re.search(r"(?<!\w)uid=0\b", s))
@@ -283,6 +294,12 @@ CASES = [
          count_of(r"port = 11\b")),
     Case("Spark", "how many lines mention BlockManager?", "count",  # grep -c BlockManager -> 260
          count_of(r"BlockManager")),
+    # an open question about a number: its lines, not the log's anomalies (was the profile)
+    Case("OpenStack", "what happened with status 404?", "count",  # grep -c "status: 404" -> 41
+         count_of(r"status: 404\b")),
+    Case("OpenStack", "any errors with status 404?", "count",
+         # grep " ERROR " | grep -c "status: 404" -> 0 (every 404 is logged at INFO)
+         count_of(r" (?:ERROR|CRITICAL) .*status: 404\b")),
     # a threshold is not a predicate word: code does not count by it (honest), never guesses
     Case("OpenSSH", "which IPs had more than 10 failed passwords?", "over",
          # grep "Failed password" | grep -oE "from [0-9.]+" | sort | uniq -c | awk '$1 > 10' -> 6

@@ -42,6 +42,7 @@ class CountSpec:
     # regexes (rlm.corpus.literals: `status: 404`) a line must match, every one, besides the
     # anchors, level or shapes above
     literals: tuple[str, ...] = ()
+    needle: str | None = None  # a fast regex every literal-holding line matches (its values)
 
     def prefilter(self) -> re.Pattern | None:
         """A bytes regex every counted line matches (C speed); None: every line."""
@@ -51,7 +52,7 @@ class CountSpec:
             words = _ERR_WORDS if self.level == "error" else _WARN_WORDS
             return re.compile(words + (_LOGCAT_LEVEL[self.level] if self.logcat else b""), re.M)
         if self.literals:
-            return re.compile(self.literals[0].encode())
+            return re.compile((self.needle or self.literals[0]).encode())
         return None
 
     def check(self, text: str) -> bool:

@@ -31,6 +31,14 @@ _PLURAL_NUMBER = re.compile(r"^(\d+)'?s$")  # 404s
 _CLASS_NUMBER = re.compile(r"^(\d)([xX]{1,3})$")  # 5xx: any 3-digit number starting with 5
 _JOINS = re.compile(r"^[\s:=]*$")
 _SEP_TOKEN = re.compile(r"[:=]+")
+# an address a port follows: IPv4, a bracketed IPv6, a host name with a dot or a hyphen
+# (`proxy.cse.cuhk.edu.hk`, `msra-sa-41`; never a bare word: `code:404` is no port), localhost
+_ADDRESS = (r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}|\]|(?<![\w.-])[A-Za-z][\w-]*(?:\.[\w-]+)+"
+            r"|(?<![\w.-])[A-Za-z]\w*(?:-\w+)+|\blocalhost")
+KEY_FORMS = {
+    "port": ("(?:" + _ADDRESS + "):{vals}", "<address>:{v}"),  # 10.251.73.220:50010
+    "pid": (r"\[{vals}\]", "[{v}]"),  # sshd[24200]
+}
 _THRESHOLD_BEFORE = re.compile(
     r"(?:(?:more|less|fewer|greater|higher|lower|larger|bigger|smaller|longer|shorter|slower|"
     r"faster|other)\s+than|over|under|above|below|exceed(?:s|ing|ed)?|beyond|at\s+least|"
@@ -45,7 +53,7 @@ _RANK_AFTER = re.compile(r"^\s*(?:most|least|biggest|largest|smallest|busiest|hi
                          r"top|worst|best|noisiest|slowest|fastest)\b", re.I)
 _RANGE_BEFORE = re.compile(r"\b(?:between|from|range|ranging)\s*$|\bbetween\s+\S+\s+and\s*$|"
                            r"\d\s*(?:to|through|-|–)\s*$", re.I)
-_RANGE_AFTER = re.compile(r"^\s*(?:and|to|through|until|till|-|–)\s*\d", re.I)
+_RANGE_AFTER = re.compile(r"^\s*(?:to|through|until|till|-|–)\s*\d", re.I)
 _UNIT_AFTER = re.compile(
     r"^\s*(?:ms|msecs?|milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|"
     r"weeks?|months?|years?|times|x|bytes?|[kmgt]i?b|kilobytes?|megabytes?|gigabytes?|"
@@ -66,23 +74,34 @@ class Literal:
 
     def pattern(self) -> str:
         """A case-insensitive regex (str; the same source works on bytes) for one line."""
-        vals = "|".join(_value_rx(v) for v in self.values)
-        value = f"(?<![\\w.])(?:{vals})(?![\\w]|\\.\\d)"
+        value = _values_rx(self.values)
         if not self.key:
             return "(?i)" + value
-        return f"(?i)(?<![\\w]){_key_rx(self.key)}{SEP}{value}"
+        keyed = f"(?<![\\w]){_key_rx(self.key)}{SEP}{value}"
+        if form := KEY_FORMS.get(self.key.lower().rstrip("s")):  # `port 50010`: `…:50010`
+            other = form[0].replace("{vals}", value)
+            return f"(?i)(?:{keyed}|{other})"
+        return "(?i)" + keyed
+
+    def needle(self) -> str:
+        """The values alone, a plain alternation: a prefilter Python's regex engine finds at
+        C speed (the boundaries, the key and its other forms are checked per hit)."""
+        vals = "|".join(_value_rx(v) for v in self.values)
+        return ("(?i)" if any(c.isalpha() for v in self.values for c in v) else "") + vals
 
     def parts(self) -> tuple[str, str] | None:
         """(key regex, value regex) each alone: lines holding both, not joined, are the ones
         a zero count must not hide."""
         if not self.key:
             return None
-        vals = "|".join(_value_rx(v) for v in self.values)
-        return (f"(?i)(?<![\\w]){_key_rx(self.key)}(?![\\w])",
-                f"(?i)(?<![\\w.])(?:{vals})(?![\\w]|\\.\\d)")
+        return (f"(?i)(?<![\\w]){_key_rx(self.key)}(?![\\w])", "(?i)" + _values_rx(self.values))
 
     def label(self) -> str:
         """`status: 404` as the log writes it when a count found it, else as asked."""
+        vals = "|".join(self.values)
+        if self.key and (form := KEY_FORMS.get(self.key.lower().rstrip("s"))):
+            other = form[1].replace("{v}", vals)
+            return f"`{self.key} {vals}` or `{other}`"
         if self.written:
             return " or ".join(f"`{w}`" for w in self.written[:3])
         vals = " or ".join(f"`{v}`" for v in self.values)
@@ -93,6 +112,17 @@ def _value_rx(value: str) -> str:
     if m := _CLASS_NUMBER.match(value):
         return m.group(1) + r"\d" * len(m.group(2))
     return re.escape(value)
+
+
+def _values_rx(values: list[str]) -> str:
+    """Each value as a whole token: `22` is not in `2222`, `0.22` or `1.22.3`; a value that
+    starts or ends with a sign (`:3888`, `-1`) is bounded only on its word side."""
+    out = []
+    for v in values:
+        lead = r"(?<![\w.])" if v[0].isalnum() or v[0] == "_" else ""
+        trail = r"(?![\w]|\.\d)" if v[-1].isalnum() or v[-1] in "_xX" else ""
+        out.append(lead + _value_rx(v) + trail)
+    return "(?:" + "|".join(out) + ")"
 
 
 def _key_rx(key: str) -> str:
@@ -210,7 +240,8 @@ def _place(r: Reading, body: str, toks: list[_Tok], i: int, filler: frozenset[st
         r.literals[-1].values.append(value)
         r.literals[-1].text += f" or {tok.text}"
         return None
-    if r.literals and prev and _AND.match(body[_last_end(r, toks, i):tok.start]):
+    if r.literals and prev and _AND.match(body[_last_end(r, toks, i):tok.start]) and (
+            re.fullmatch(r"[\d.,]+", tok.text)):  # `uid=0 and euid=0`: both, clearly
         return (f"`{r.literals[-1].text} and {tok.text}`: code cannot tell whether a line must "
                 "hold both or either")
     key = None

@@ -221,11 +221,23 @@ def read_query(question: str) -> Query:
         q.kind = "open"
     if span is not None:
         q.words = _read_what(q, body, span, skip) or fallback
+    elif q.kind == "open" and _has_number(q, body):
+        # "what happened with status 404?": the lines holding it, as an id is grepped for
+        # ("errors with status 500": those of them at error level); "in the last 2 hours":
+        # not sure, never the whole file's anomalies as if they answered it
+        q.kind = "list"
+        q.words = [w for w in _read_what(q, body, (0, len(body)), []) if w.lower() in LEVEL_WORDS]
     if q.kind == "count" and q.group_by is None and (p := _PER.search(body)):
         q.group_by = slot_name(p.group("slot"))
     if q.group_by is None and q.kind == "top":
         q.group_by = "template"
     return q
+
+
+def _has_number(q: Query, body: str) -> bool:
+    """A token holding a digit outside the anchors (the window's text is already blanked)."""
+    spans = [(m.start(), m.end()) for a in q.anchors for m in re.finditer(re.escape(a), body)]
+    return bool(re.search(r"\d", blank(body, spans)))
 
 
 def _read_what(q: Query, body: str, span: tuple[int, int], skip: list) -> list[str]:

@@ -98,6 +98,17 @@ def test_anchor_and_template_counts(cluster, log, monkeypatch):
     assert {g["key"] for g in rep.matched["groups"]} <= actors | {"(none)"}
 
 
+def test_a_number_in_the_question_counts_the_same_on_both(cluster, log, monkeypatch):
+    """`status 200` is a literal (rlm.corpus.literals) checked on every shard's hit lines."""
+    path, _, lines = log
+    monkeypatch.setenv("RLM_SHARD_MB", "1")
+    rep = _both(path, "how many lines with status 200 per component?")
+    want = [n for n, s in enumerate(lines, 1) if re.search(r"(?<!\w)status=200\b", s)]
+    assert 0 < len(want) < len(lines)
+    assert rep.matched["lines"][str(path)] == _runs(want)
+    assert "holding `status=200`" in rep.answer
+
+
 def test_counts_in_a_time_window(cluster, log, monkeypatch):
     path, _, lines = log
     monkeypatch.setenv("RLM_SHARD_MB", "1")

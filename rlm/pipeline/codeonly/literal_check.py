@@ -30,22 +30,27 @@ def written_or_apart(sources, literals, tally) -> list[tuple[str, int, int]]:
         rx = re.compile(lit.pattern())
         forms: list[str] = []
         for text in texts:
-            if (m := rx.search(text)) and m.group(0) not in forms:
+            if not (m := rx.search(text)):
+                continue
+            if m.group(0) not in forms:
                 forms.append(m.group(0))
         lit.written = forms[:FORMS]
     if tally.total:
         return []
     out = []
     for lit in literals:
+        needle = lit.needle()
+        if _count(sources, (lit.pattern(),), needle):
+            continue  # the log holds it: the zero is the other conditions' (a level, words)
         parts = lit.parts()
-        with_value = _count(sources, (parts[1] if parts else lit.pattern(),))
+        with_value = _count(sources, (parts[1] if parts else lit.pattern(),), needle)
         if not with_value:  # on no line at all: maybe not text the log writes (`the 2k log`)
             out.append((" or ".join(f"`{v}`" for v in lit.values), 0, 0))
         elif parts:
-            out.append((lit.label(), with_value, _count(sources, parts)))
+            out.append((lit.label(), with_value, _count(sources, parts, needle)))
     return out
 
 
-def _count(sources, patterns: tuple[str, ...]) -> int:
-    return sum(scan_counts(src, CountSpec(literals=patterns)).table.total for src in sources
-               if src.size)
+def _count(sources, patterns: tuple[str, ...], needle: str) -> int:
+    spec = CountSpec(literals=patterns, needle=needle)
+    return sum(scan_counts(src, spec).table.total for src in sources if src.size)

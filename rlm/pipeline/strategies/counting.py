@@ -116,6 +116,7 @@ def _count_file(ctx: Context, src, tally: Tally) -> None:
         _count_failures(src, ranges, tally, tally.failures, key if slot else None)
         return
     literals = tuple(lit.pattern() for lit in q.literals)
+    needle = q.literals[0].needle() if q.literals else None
     if _by_predicate(q):
         table = table_for(src, ranges)
         m = match(table.rows, q.words, lambda row: src.line(row.first_line, 400))
@@ -126,11 +127,11 @@ def _count_file(ctx: Context, src, tally: Tally) -> None:
         if not m.rows:
             return
         spec = CountSpec(shapes=table.shapes_of([s.row for s in m.rows]), slot=slot,
-                         anchors=tuple(q.anchors), literals=literals)
+                         anchors=tuple(q.anchors), literals=literals, needle=needle)
     else:
         logcat = bool(q.level and src.line_count and _LOGCAT_LINE.match(src.line(1, 200)))
         spec = CountSpec(anchors=tuple(q.anchors), level=q.level, logcat=logcat, slot=slot,
-                         literals=literals)
+                         literals=literals, needle=needle)
     if src.size:  # shard by shard on the run's executor (rlm.corpus.count_scan)
         scan = scan_counts(src, spec, ranges)
         tally.fold(src, scan.table)
