@@ -232,3 +232,17 @@ def test_an_open_question_about_a_number_lists_the_lines_holding_it(openstack):
 def test_an_open_question_over_a_relative_time_is_not_the_whole_files_answer(openstack):
     rep = ask(openstack, "what went wrong in the last 2 hours?", code=3)
     assert "`2 hours` reads as a quantity or a duration" in rep["answer"]
+
+
+def test_a_named_value_the_log_mostly_writes_as_a_bare_column_is_not_sure(tmp_path):
+    """Android's logcat names `pid=1702` on a few lines and writes 1702 as its pid column on
+    most: `how many lines from pid 1702?` may mean either, so no number is given."""
+    p = tmp_path / "logcat.log"
+    p.write_bytes((LOGHUB / "Android_head.log").read_bytes())
+    named = grep_c(p, r"pid=1702\b")
+    column = sum(s.split()[2] == "1702" for s in p.read_text().splitlines())
+    assert 0 < named < column
+    rep = ask(p, "how many lines from pid 1702?", code=3)
+    assert rep["matched"]["total"] is None
+    assert f"{named} lines hold `pid 1702` or `[1702]`" in rep["answer"]
+    assert "as a field of its own" in rep["answer"]
