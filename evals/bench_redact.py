@@ -12,7 +12,8 @@
    logs and on the log and transcript fixtures, and of a run's Redactor over the same text cut
    into 4 KB and 32 KB prompts (the fixed cost of each call counts there), next to one pass of a single compiled regex
    (`re.findall(r"\\d+")`) over the same text in the same run (the machine's reference), and the
-   detectors before on the same text: issue 21's first (`--previous REV`) and the one before
+   detectors before on the same text: the one at `--previous REV` (default: session 3's end), whole
+   and over 4 KB prompts, and the one before
    issue 21 (`--before REV`, when detect-secrets is installed).
 
     python -m evals.bench_redact [--lines 20000] [--loghub DIR] [--before REV] [--previous REV]
@@ -116,18 +117,24 @@ def false_positives(texts: dict[str, str], logs: dict[str, str]) -> None:
 
 
 def previous_module(rev: str):
-    """The detector as it was at `rev` (rlm/redact/ of issue 21's first version: detect, rules,
-    scan), imported as a package of its own; None when git does not have it."""
+    """The detector as it was at `rev` (every module of rlm/redact/ then), imported as a package
+    of its own; None when git does not have it."""
+    try:
+        names = subprocess.run(["git", "-C", str(ROOT), "ls-tree", "--name-only", f"{rev}:rlm/redact/"],
+                               capture_output=True, text=True, check=True).stdout.split()
+    except subprocess.CalledProcessError:
+        return None
     pkg = Path(tempfile.mkdtemp()) / "redact_previous"
     pkg.mkdir()
-    (pkg / "__init__.py").write_text("")
-    for name in ("detect", "rules", "scan"):
-        try:
-            src = subprocess.run(["git", "-C", str(ROOT), "show", f"{rev}:rlm/redact/{name}.py"],
-                                 capture_output=True, text=True, check=True).stdout
-        except subprocess.CalledProcessError:
-            return None
-        (pkg / f"{name}.py").write_text(src.replace("from rlm.redact.", "from redact_previous."))
+    for name in names:
+        if not name.endswith(".py"):
+            continue
+        src = subprocess.run(["git", "-C", str(ROOT), "show", f"{rev}:rlm/redact/{name}"],
+                             capture_output=True, text=True, check=True).stdout
+        src = src.replace("from rlm.redact.", "from redact_previous.").replace(
+            "from rlm.redact import", "from redact_previous import")
+        (pkg / name).write_text(src)
+    (pkg / "__init__.py").touch()
     spec = importlib.util.spec_from_file_location("redact_previous", pkg / "__init__.py",
                                                   submodule_search_locations=[str(pkg)])
     sys.modules["redact_previous"] = importlib.util.module_from_spec(spec)
@@ -160,7 +167,11 @@ def speed(text: str, label: str, before, previous) -> None:
                         for size, c in run_c.items()))
     if previous is not None:
         prev_c, _ = _cpu(previous.detect, text, runs=2)
-        line += f"; issue 21's first detector {mb / prev_c:.1f} MB/s CPU ({prev_c / det_c:.1f}x slower)"
+        line += f"; the detector at --previous {mb / prev_c:.1f} MB/s CPU ({prev_c / det_c:.2f}x the time)"
+        small = chunks[CHUNKS[0]]
+        prev_r, _ = _cpu(lambda t: _redact_run(small, previous.Redactor), text, runs=2)
+        line += (f", its Redactor over {CHUNKS[0] // 1000} KB prompts {mb / prev_r:.1f} MB/s "
+                 f"({prev_r / run_c[CHUNKS[0]]:.2f}x the time)")
     if before is not None:
         old_c, _ = _cpu(before.detect, text, runs=1)
         line += f"; before issue 21 {mb / old_c:.2f} MB/s CPU ({old_c / det_c:.0f}x slower)"
@@ -181,9 +192,9 @@ def _chunks(text: str, size: int) -> list[str]:
     return out
 
 
-def _redact_run(chunks: list[str]) -> None:
+def _redact_run(chunks: list[str], redactor_cls=None) -> None:
     """What a run does: one Redactor, each chunk redacted as a prompt (placeholders shared)."""
-    r = Redactor()
+    r = (redactor_cls or Redactor)()
     for c in chunks:
         r.redact(c, count_prompt=True)
 
@@ -224,8 +235,9 @@ def main() -> None:
     ap.add_argument("--lines", type=int, default=20_000)
     ap.add_argument("--loghub", default=str(ROOT.parent.parent / "shared" / "loghub"))
     ap.add_argument("--before", default="26a8144", help="git revision of the detector before")
-    ap.add_argument("--previous", default="f2b1593",
-                    help="git revision of issue 21's first detector (gitleaks' rules, shape views)")
+    ap.add_argument("--previous", default="e96eb2e",
+                    help="git revision of a detector to time in the same run (default: the end of "
+                         "session 3, before the array and Hyperscan passes)")
     a = ap.parse_args()
     print(f"machine load (1 min): {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     before = before_module(a.before) if a.before else None

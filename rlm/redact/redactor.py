@@ -8,10 +8,14 @@ reply back to the original values for local use.
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from itertools import chain, zip_longest
 from operator import itemgetter
 
 from rlm.redact.detect import KIND_WORDS, KINDS, PLACEHOLDER, Hit, detect
+
+RECENT = 16  # texts remembered
+RECENT_CHARS = 65_536  # the longest text remembered (16 of them: 1 MB at most)
 
 
 class Redactor:
@@ -24,6 +28,9 @@ class Redactor:
         self._touched: set[int] = set()  # hashes of the prompts (first user message) with a hit
         self._secrets: list[str] = []  # SECRET values so far: masked wherever they recur
         self._lock = threading.Lock()
+        # the last texts redacted and what they became: every prompt repeats the same system
+        # text, and a retry its whole prompt (exact while no new secret was learnt since)
+        self._recent: OrderedDict[tuple[str, int], tuple[str, bool]] = OrderedDict()
 
     def placeholder(self, kind: str, value: str) -> str:
         key = (kind, value)  # exact: restore() must give back the very text, for quote checks
@@ -61,6 +68,22 @@ class Redactor:
         `pattern_hits`, when a worker computed them)."""
         if not text:
             return text
+        key = (text, len(self._secrets))
+        done = self._recent.get(key) if len(text) <= RECENT_CHARS else None
+        if done is not None:
+            if count_prompt and done[1]:
+                with self._lock:
+                    self._touched.add(hash(text))
+            return done[0]
+        out = self._redact(text, count_prompt, found)
+        if len(text) <= RECENT_CHARS:
+            with self._lock:
+                self._recent[key] = (out, out is not text)
+                while len(self._recent) > RECENT:
+                    self._recent.popitem(last=False)
+        return out
+
+    def _redact(self, text: str, count_prompt: bool, found: list[Hit] | None) -> str:
         hits = detect(text, tuple(self._secrets), found)
         if not hits:
             return text

@@ -209,3 +209,15 @@ def test_every_endpoint_of_a_pool_counts(monkeypatch):
     mixed = resolve_model("m", "http://127.0.0.1:9/v1,http://10.0.0.5:9/v1")
     p = decide([mixed])
     assert p.enabled and "10.0.0.5" in p.why
+
+
+def test_a_text_redacted_again_is_the_same_until_a_new_secret_is_learnt():
+    """The Redactor remembers its last texts (every prompt repeats its system text): the same
+    text gives the same output; a secret learnt since is masked in it the next time."""
+    r = Redactor()
+    line = "retry with Zq9vLw2Rk7Tx ok from 10.1.2.3"
+    first = r.redact(line, count_prompt=True)
+    assert first == r.redact(line, count_prompt=True) == "retry with Zq9vLw2Rk7Tx ok from ⟨IP_1⟩"
+    assert r.prompts == 1
+    assert r.redact("login password=Zq9vLw2Rk7Tx") == "login password=⟨SECRET_1⟩"
+    assert r.redact(line) == "retry with ⟨SECRET_1⟩ ok from ⟨IP_1⟩"
