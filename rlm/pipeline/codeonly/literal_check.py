@@ -63,7 +63,7 @@ def _absent(sources, lit, needle: str) -> list[str]:
     if not parts:
         return []  # the value alone is on lines: the zero is the other conditions'
     both = _count(sources, parts, needle)
-    return [f"no line holds {lit.label()} as a field, yet {n_(with_value, 'line')} hold the "
+    return [f"no line holds {lit.label()} as a field, yet {_hold(with_value)} the "
             f"number ({both:,} of them with the word apart), so the log may write them another "
             "way"]
 
@@ -77,9 +77,13 @@ def _columns(sources, lit, needle: str, joined: int) -> list[str]:
     if other <= joined:
         return []
     shown = " or ".join(f"`{v}`" for v in lit.values)
-    return [f"{n_(joined, 'line')} hold {lit.label()}, but {other:,} other lines hold {shown} "
+    return [f"{_hold(joined)} {lit.label()}, but {_hold(other, 'other line')} {shown} "
             "as a field of its own (a column the log does not name?), so code cannot tell "
             "which the question means"]
+
+
+def _hold(n: int, noun: str = "line") -> str:
+    return f"{n_(n, noun)} hold{'s' if n == 1 else ''}"
 
 
 def _count(sources, patterns: tuple[str, ...], needle: str) -> int:
