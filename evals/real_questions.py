@@ -300,6 +300,9 @@ CASES = [
     Case("OpenStack", "any errors with status 404?", "count",
          # grep " ERROR " | grep -c "status: 404" -> 0 (every 404 is logged at INFO)
          count_of(r" (?:ERROR|CRITICAL) .*status: 404\b")),
+    # `pid=1702` is named on 22 lines, 1702 is the pid column of 1,095 (was 22, Complete)
+    Case("Android", "how many lines from pid 1702?", "count",  # awk '$3 == 1702' | wc -l -> 1095
+         lambda ls: sum(s.split()[2:3] == ["1702"] for s in ls)),
     # a threshold is not a predicate word: code does not count by it (honest), never guesses
     Case("OpenSSH", "which IPs had more than 10 failed passwords?", "over",
          # grep "Failed password" | grep -oE "from [0-9.]+" | sort | uniq -c | awk '$1 > 10' -> 6

@@ -35,9 +35,13 @@ _SEP_TOKEN = re.compile(r"[:=]+")
 # (`proxy.cse.cuhk.edu.hk`, `msra-sa-41`; never a bare word: `code:404` is no port), localhost
 _ADDRESS = (r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}|\]|(?<![\w.-])[A-Za-z][\w-]*(?:\.[\w-]+)+"
             r"|(?<![\w.-])[A-Za-z]\w*(?:-\w+)+|\blocalhost")
+# the pid column: after the time, before the level (logcat: then the thread id)
+_PID_COLUMN = (r"(?:\d\d:\d\d:\d\d(?:[.,]\d+)?|(?<![\w.])\d{6})\s+{vals}\s+(?:\d+\s+)?"
+               r"(?:[VDIWEFA]|INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|CRITICAL|NOTICE)\b")
 KEY_FORMS = {
     "port": ("(?:" + _ADDRESS + "):{vals}", "<address>:{v}"),  # 10.251.73.220:50010
-    "pid": (r"\[{vals}\]", "[{v}]"),  # sshd[24200]
+    # sshd[24200]; `03-17 16:13:38.811  1702  2395 D`, `081109 203615 148 INFO` (HDFS)
+    "pid": (r"(?:\[{vals}\]|" + _PID_COLUMN + ")", "[{v}]` or the pid column `{v}"),
 }
 _THRESHOLD_BEFORE = re.compile(
     r"(?:(?:more|less|fewer|greater|higher|lower|larger|bigger|smaller|longer|shorter|slower|"

@@ -232,3 +232,30 @@ def test_an_open_question_about_a_number_lists_the_lines_holding_it(openstack):
 def test_an_open_question_over_a_relative_time_is_not_the_whole_files_answer(openstack):
     rep = ask(openstack, "what went wrong in the last 2 hours?", code=3)
     assert "`2 hours` reads as a quantity or a duration" in rep["answer"]
+
+
+def test_a_pid_is_also_the_pid_column(tmp_path):
+    """Android's logcat names `pid=1702` on a few lines and writes 1702 as its pid column (after
+    the time, before the thread id) on most: both are the pid."""
+    p = tmp_path / "logcat.log"
+    p.write_bytes((LOGHUB / "Android_head.log").read_bytes())
+    lines = p.read_text().splitlines()
+    want = sum(s.split()[2] == "1702" or "pid=1702" in s for s in lines)
+    assert grep_c(p, r"pid=1702\b") < want
+    rep = ask(p, "how many lines from pid 1702?")
+    assert rep["matched"]["total"] == want
+    assert "the pid column `1702`" in rep["read_as"]
+
+
+def test_a_named_value_the_log_mostly_writes_as_a_bare_column_is_not_sure(tmp_path):
+    """Apache's access log writes the status as a bare column; one error line names it: `how
+    many lines with status 404?` may mean either (lines in the common log format, values made
+    up here), so no number is given."""
+    p = tmp_path / "access.log"
+    p.write_text("".join(f'10.0.0.{i} - - [10/Oct/2000:13:55:{i:02d} -0700] "GET /a{i}.gif '
+                         f'HTTP/1.0" {404 if i % 2 else 200} 2326\n' for i in range(12))
+                 + "[Tue Oct 10 13:56:00 2000] [error] upstream returned status 404 for /b\n")
+    rep = ask(p, "how many lines with status 404?", code=3)
+    assert rep["matched"]["total"] is None
+    assert "1 line holds `status 404`, but 6 other lines hold `404` as a field of its own" \
+        in rep["answer"]

@@ -226,17 +226,11 @@ def unsure(reasons: list[str]) -> str:
             "passwords per ip?\") and compare them.")
 
 
-def apart(found: list[tuple[str, int, int]]) -> str:
-    """Nothing counted, and a literal's value is on no line, or not joined to its key: 0 is
-    not sure."""
-    named = "; ".join(
-        f"no line holds {label} at all, so code cannot tell whether the question's number is "
-        "text the log writes" if not n else
-        f"no line holds {label} as a field, yet {_n(n, 'line')} hold the number ({both:,} of "
-        "them with the word apart), so the log may write them another way"
-        for label, n, both in found)
-    return (f"Not sure: {named}. Not answered: no number is given (0 lines match). Quote the "
-            "text as the log writes it to count it.")
+def doubtful(doubts: list[str]) -> str:
+    """A count of the question's literals code is not sure of (rlm.pipeline.codeonly
+    .literal_check): no number is stated as the answer."""
+    return (f"Not sure: {'; '.join(doubts)}. Not answered: no number is given as the answer. "
+            "Quote the text as the log writes it to count it.")
 
 
 def matched(q, concepts: list[str], tally, confident: bool) -> dict:

@@ -150,7 +150,7 @@ async def run(ctx: Context) -> Result:
     q = ctx.query
     concepts = question_concepts(q.words) if _by_predicate(q) else []
     tally = Tally(files=len(ctx.corpus.sources))
-    apart: list[tuple[str, int, int]] = []
+    doubts: list[str] = []  # why a count of the question's literals is not sure
     if q.unsure:
         res.cov.gaps.append("code could not tell what a number in the question means: no "
                             "number is given")
@@ -160,7 +160,7 @@ async def run(ctx: Context) -> Result:
         for src in ctx.corpus.sources:
             _count_file(ctx, src, tally)
         if not _by_predicate(q) or tally.templates:  # templates matched: a zero is a count
-            apart = literal_check.written_or_apart(ctx.corpus.sources, q.literals, tally)
+            doubts = literal_check.doubts(ctx.corpus.sources, q.literals, tally)
     for src in ctx.corpus.sources:
         res.cov.bytes_scanned_by_code += src.size
         res.cov.lines_scanned_by_code += src.line_count
@@ -180,9 +180,9 @@ async def run(ctx: Context) -> Result:
                             "may count one happening more than once")
     if q.unsure:
         res.answer_parts.append(count_text.unsure(q.unsure))
-    elif apart:
+    elif doubts:
         confident = False
-        res.answer_parts.append(count_text.apart(apart))
+        res.answer_parts.append(count_text.doubtful(doubts))
         res.cov.gaps.append("no line holds what the question's number names: no number "
                             "is given")
     elif not confident:
