@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from rlm.corpus.counter import hit_lines, read_blocks
 from rlm.corpus.literals import compares
 from rlm.corpus.mask import mask_block
+from rlm.corpus.predicate import line_holds
 from rlm.corpus.severity import ERROR_RANK, severity
 from rlm.corpus.slots import slot_value
 from rlm.engine.interrupt import checkpoint
@@ -46,6 +47,9 @@ class CountSpec:
     needle: str | None = None  # a fast regex every literal-holding line matches (its values)
     # (regex capturing a key's number as `n`, op, threshold): `time over 0.3`, every one holds
     compare: tuple[tuple[str, str, float], ...] = ()
+    # template -> what its lines must hold too (a question word in its variable part:
+    # rlm.corpus.predicate.line_holds)
+    needs: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     def prefilter(self) -> re.Pattern | None:
         """A bytes regex every counted line matches (C speed); None: every line."""
@@ -163,8 +167,11 @@ def _by_shape(part: CountPart, block: bytes, shapes: dict[bytes, str], spec: Cou
         return
     rows = _rows(block)
     extra = bool(spec.anchors or spec.literals or spec.compare)
+    needs = dict(spec.needs)
     for i, kind in hits:
         if extra and not spec.check(rows[i].decode("utf-8", "replace")):
+            continue
+        if kind in needs and not line_holds(rows[i].decode("utf-8", "replace"), needs[kind]):
             continue
         text = rows[i].decode("utf-8", "replace")
         text = (text[:-1] if text.endswith("\r") else text)[:LINE_CHARS]

@@ -89,6 +89,14 @@ class Match:
     rows: list[Scored] = field(default_factory=list)  # templates holding every concept
     related: list[Scored] = field(default_factory=list)  # by synonym only, when stems matched
     nearest: list[Scored] = field(default_factory=list)  # when none holds all: the closest
+    apart: list[Scored] = field(default_factory=list)  # hold the words apart, or inside other
+    # words, where other templates hold them as the question wrote them: named, not counted
+    how: str = ""  # "phrase" or "words" when rows were kept for holding the question's words
+    # as it wrote them (together, or each as a whole word); `said` is what they hold
+    said: str = ""
+    # template text -> regexes its lines must match: the question's words that the template
+    # holds only in a variable part (`startup packages <*>`: 25 of its 26 lines say configure)
+    needs: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def confident(self) -> bool:
@@ -143,9 +151,72 @@ def match(rows: list, words: list[str], example=None) -> Match:
             partial.append(Scored(row, held, False))
     if exact:
         m.rows, m.related = exact, m.rows
+    counted = [w for w in words if len(w) >= 2 and (w.lower() not in filler or w.isupper())]
+    _as_written(m, counted, example)
+    _variable_words(m, counted)
     for lst in (m.rows, m.related):
         lst.sort(key=lambda s: (not s.phrase, -s.row.count))
     if not m.rows:
         partial.sort(key=lambda s: (-len(s.held), -s.row.count))
         m.nearest = partial[:NEAREST]
     return m
+
+
+def _plain(word: str) -> str:
+    """A word without its plural ending, lower case (`installs` -> install; `installed` stays)."""
+    w = word.lower()
+    if w.endswith("ies") and len(w) > 4:
+        return w[:-3] + "y"
+    return w[:-1] if w.endswith("s") and not w.endswith("ss") and len(w) > 3 else w
+
+
+def _as_written(m: Match, words: list[str], example) -> None:
+    """Keep the rows that hold the question's words as it wrote them, when some do and others
+    hold them only loosely: the words together where the question has them together (`status
+    installed`, not `status half-installed`), then each word whole (`install`, not `installed`
+    or `half-installed`). The others move to m.apart: named, not counted."""
+    if len(m.rows) < 2:
+        return
+    together = [s for s in m.rows if s.phrase]
+    if together and len(together) < len(m.rows):
+        m.apart += [s for s in m.rows if not s.phrase]
+        m.rows, m.how = together, "phrase"
+        m.said = phrase_of(together[0].row.text, m.concepts)
+    whole: list[str] = []
+    for w in dict.fromkeys(_plain(w) for w in words):
+        holding = [s for s in m.rows if w in {_plain(t) for t in words_of(
+            s.row.text + (" " + example(s.row) if example else ""))}]
+        if holding and len(holding) < len(m.rows):
+            m.apart += [s for s in m.rows if s not in holding]
+            m.rows = holding
+            whole.append(w)
+    if whole and not m.how:
+        m.how, m.said = "words", " ".join(whole)
+
+
+def _variable_words(m: Match, words: list[str]) -> None:
+    """m.needs: for each counted template that holds a question word only through its example
+    line (the word is in a variable part), what each of its lines must hold (line_holds)."""
+    whole = set(m.said.split()) if m.how == "words" else set()
+    for sc in m.rows:
+        own = words_of(sc.row.text)
+        concepts = {concept_of(w) for w in own}
+        plains = {_plain(w) for w in own}
+        need = []
+        for w in words:
+            p = _plain(w)
+            if p in whole and p not in plains:
+                need.append("w:" + p)
+            elif p not in whole and concept_of(w) not in concepts:
+                need.append("c:" + concept_of(w))
+        if need:
+            m.needs[sc.row.text] = tuple(dict.fromkeys(need))
+
+
+def line_holds(text: str, needs: tuple[str, ...]) -> bool:
+    """The line holds each of `needs` ("c:" a concept, "w:" a whole word, plural or not), read
+    as match() reads a template's words."""
+    ws = words_of(text)
+    concepts = {concept_of(w) for w in ws} if any(n[0] == "c" for n in needs) else set()
+    plains = {_plain(w) for w in ws} if any(n[0] == "w" for n in needs) else set()
+    return all((n[2:] in concepts) if n[0] == "c" else (n[2:] in plains) for n in needs)

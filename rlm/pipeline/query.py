@@ -56,6 +56,19 @@ _FAILURE_LINES = re.compile(
     r"(?:an?\s+|any\s+|some\s+)?(?:failures?|errors?|faults?)\b"
     r"|\bfailure\s+(?:lines?|entries|events|messages)\b"
     r"|\b(?:list|cite|show|give)\s+(?:me\s+)?(?:all|every|each)\s+(?:the\s+)?failures?\b", re.I)
+def _failure_rule(body: str) -> bool:
+    """The question asks for code's failure rule: not when "failure" is one word of a phrase
+    the question names ("authentication failure lines": those words are counted)."""
+    m = _FAILURE_LINES.search(body)
+    if not m:
+        return False
+    if not m.group(0).lower().startswith("failure"):
+        return True
+    before = re.findall(r"[A-Za-z][\w-]*", body[:m.start()])
+    _, filler = lexicon()
+    return not before or before[-1].lower() in filler
+
+
 FAILURE_RULE = ("code's rule: a level of critical or worse, or failure words at a level of error "
                 "or milder; not a caller's error such as `No such file or directory`")
 # "lines mention BlockManager": after a verb that says a line holds text, a name as the log
@@ -184,7 +197,7 @@ def read_query(question: str) -> Query:
     q = Query(question, "read", anchors, window, rest=rest)
     body = rest.strip().rstrip("?.! ")
     span, skip, fallback = None, [], []  # what is counted: body[span]; numbers read already
-    if not anchors and _FAILURE_LINES.search(body):
+    if not anchors and _failure_rule(body):
         q.kind, q.failures = ("count" if _HOW_MANY.search(body) else "list"), True
         if p := _PER.search(body):
             q.group_by = slot_name(p.group("slot"))

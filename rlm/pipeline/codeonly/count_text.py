@@ -56,19 +56,25 @@ def _ranked(table: dict) -> list[tuple[str, list]]:
     return sorted(table.items(), key=lambda kv: (kv[0] == NONE, -kv[1][0], kv[1][2]))
 
 
-def _what(q, concepts: list[str], kinds: list) -> str:
+def _what(q, concepts: list[str], kinds: list, tally=None) -> str:
     if not concepts:
         return q.predicate_words()
     if len(kinds) == 1:
         return f"lines of the template `{shown(kinds[0][0])}`" + q.conditions(also=True)
     held = " + ".join(f"`{c}`" for c in concepts)
+    how = getattr(tally, "how", "")
+    if how == "phrase":
+        held = f"the words `{tally.said}` together"
+    elif how == "words":
+        held += f" (as the whole word{'s' if ' ' in tally.said else ''} " + ", ".join(
+            f"`{w}`" for w in tally.said.split()) + ")"
     where = f"in {len(kinds)} templates" if kinds else "of the templates"
     return f"lines {where} holding {held}" + q.conditions(also=True)
 
 
 def answer(q, concepts: list[str], tally) -> str:
     kinds = _ranked(tally.kinds)
-    what = _what(q, concepts, kinds)
+    what = _what(q, concepts, kinds, tally)
     if tally.total == 1:  # "1 line mentioning", not "1 lines"
         what = re.sub(r"\blines\b", "line", what, count=1)
     out: list[str] = []
@@ -81,8 +87,26 @@ def answer(q, concepts: list[str], tally) -> str:
                             "template")]
     if tally.related:
         out += ["", related(tally.related)]
+    if getattr(tally, "apart", None):
+        out += ["", apart_words(tally.apart, tally.how)]
     out += ["", holds(q, tally, len(kinds))]
     return "\n".join(out)
+
+
+def apart_words(rows: list, how: str) -> str:
+    """Templates that hold the question's words only loosely (apart, or inside longer words)
+    while others hold them as it wrote them: named with their counts, not counted."""
+    by: dict[str, list] = {}
+    for s, src in rows:
+        g = by.setdefault(shown(s.row.text, 80), [0, src, s.row.first_line])
+        g[0] += s.row.count
+    ranked = sorted(by.items(), key=lambda kv: -kv[1][0])
+    n = sum(c for c, _, _ in by.values())
+    names = "; ".join(f"`{k}` ({c:,}, first at {_ref(src, ln)})" for k, (c, src, ln) in ranked[:3])
+    more = f"; and {len(ranked) - 3:,} more" if len(ranked) > 3 else ""
+    loose = "apart or inside other words" if how == "phrase" else "only inside other words"
+    return (f"Not counted: {_n(n, 'line')} of {_n(len(ranked), 'template')} that hold the "
+            f"question's words {loose}: {names}{more}. Ask with their words to count them.")
 
 
 def related(rel: list) -> str:

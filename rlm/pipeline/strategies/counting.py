@@ -42,6 +42,9 @@ class Tally:
     # hold its anchors or literals)
     nearest: list = field(default_factory=list)  # templates closest to an unmatched predicate
     related: list = field(default_factory=list)  # templates matched by synonym only: named
+    apart: list = field(default_factory=list)  # templates holding the words only loosely: named
+    how: str = ""  # "phrase" / "words": the templates were kept for holding the question's
+    said: str = ""  # words as it wrote them; `said` is what they hold
     component: dict[str, str] = field(default_factory=dict)  # template -> its main component
     failures: failure_text.FailureKinds = field(default_factory=failure_text.FailureKinds)
     files: int = 1  # files counted over (a folder's logs)
@@ -123,13 +126,16 @@ def _count_file(ctx: Context, src, tally: Tally) -> None:
         m = match(table.rows, q.words, lambda row: src.line(row.first_line, 400))
         tally.nearest += [(s, src) for s in m.nearest]
         tally.related += [(s, src) for s in m.related]
+        tally.apart += [(s, src) for s in m.apart]
+        if m.how and not tally.how:
+            tally.how, tally.said = m.how, m.said
         tally.component.update({s.row.text: s.row.component for s in m.rows if s.row.component})
         tally.templates += len(m.rows)
         if not m.rows:
             return
         spec = CountSpec(shapes=table.shapes_of([s.row for s in m.rows]), slot=slot,
                          anchors=tuple(q.anchors), literals=literals, needle=needle,
-                         compare=compare)
+                         compare=compare, needs=tuple(m.needs.items()))
     else:
         logcat = bool(q.level and src.line_count and _LOGCAT_LINE.match(src.line(1, 200)))
         spec = CountSpec(anchors=tuple(q.anchors), level=q.level, logcat=logcat, slot=slot,

@@ -1,0 +1,73 @@
+"""Words as the log writes them (rlm.corpus.predicate): a count question's words that the log
+writes together are one phrase ("status installed" is not "status half-installed"), a word the
+log holds whole is that word ("install" is not "installed"), a word in a template's variable part
+is checked on each line, and "authentication failure lines" are the lines of that phrase, not
+code's failure rule. Each expected number is counted here as grep counts it, on real lines:
+a Debian dpkg.log excerpt (evals/data/dpkg) and LogHub's Linux sample (evals/data/loghub)."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from rlm.testing import run_cli
+
+DATA = Path(__file__).resolve().parents[2] / "evals" / "data"
+
+
+def ask(path: Path, question: str) -> dict:
+    r = run_cli("ask", str(path), question, "--json", "--model", "none")
+    assert r.returncode == 0, (r.returncode, r.stderr[-2000:], r.stdout[-2000:])
+    return json.loads(r.stdout)
+
+
+def grep_c(path: Path, rx: str) -> int:
+    return sum(bool(re.search(rx, s)) for s in path.read_text().splitlines())
+
+
+def told(report: dict) -> int:
+    return int(re.search(r"\*\*([\d,]+)\*\*", report["answer"]).group(1).replace(",", ""))
+
+
+@pytest.fixture(scope="module")
+def dpkg(tmp_path_factory) -> Path:
+    p = tmp_path_factory.mktemp("dpkg") / "dpkg.log"
+    p.write_bytes((DATA / "dpkg" / "dpkg_head.log").read_bytes())
+    return p
+
+
+def test_words_written_together_are_counted_together(dpkg):
+    r = ask(dpkg, "how many status installed lines?")
+    assert told(r) == grep_c(dpkg, r"status installed") == 143
+    assert "template `status installed <*> <*>`" in r["answer"]
+    assert "status half-installed" in r["answer"]  # named, not counted
+    assert grep_c(dpkg, r"status half-installed") == 239
+
+
+def test_a_word_the_log_holds_whole_is_that_word(dpkg):
+    r = ask(dpkg, "which day had the most installs?")
+    days = Counter(s[:10] for s in dpkg.read_text().splitlines() if " install " in s)
+    assert told(r) == days["2025-06-24"] == 130
+    assert "2025-06-24" in r["answer"] and "template `install <*>" in r["answer"]
+    assert "`status installed <*> <*>`" in r["answer"]  # named, not counted
+
+
+def test_a_word_in_a_variable_part_is_checked_on_each_line(dpkg):
+    """`startup packages <*>` holds `configure` on 10 lines and `triggers-only` on one: the
+    count is grep -cw's, not the template's 11."""
+    r = ask(dpkg, "how many configure lines?")
+    assert told(r) == grep_c(dpkg, r"\bconfigure\b") == 150
+
+
+def test_a_phrase_with_failure_is_that_phrase_not_the_failure_rule(tmp_path):
+    p = tmp_path / "linux.log"
+    p.write_bytes((DATA / "loghub" / "Linux_head.log").read_bytes())
+    r = ask(p, "how many authentication failure lines?")
+    assert told(r) == grep_c(p, r"authentication failure") == 40
+    assert "report a failure" not in r["answer"]
+    r = ask(p, "how many failure lines?")  # the rule, asked for as such
+    assert "report a failure" in r["answer"]
