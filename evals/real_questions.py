@@ -303,6 +303,19 @@ CASES = [
     # `pid=1702` is named on 22 lines, 1702 is the pid column of 1,095 (was 22, Complete)
     Case("Android", "how many lines from pid 1702?", "count",  # awk '$3 == 1702' | wc -l -> 1095
          lambda ls: sum(s.split()[2:3] == ["1702"] for s in ls)),
+    # a threshold on the number after a key is compared line by line
+    Case("OpenStack", "how many lines with time over 0.3?", "count",
+         # grep -oE "time: [0-9.]+" | awk '$2 > 0.3' | wc -l -> 81
+         lambda ls: sum(float(m.group(1)) > 0.3 for s in ls
+                        if (m := re.search(r"time: ([\d.]+)", s)))),
+    Case("OpenStack", "how many lines with status >= 400?", "count",
+         # grep -oE "status: [0-9]+" | awk '$2 >= 400' | wc -l -> 41
+         lambda ls: sum(int(m.group(1)) >= 400 for s in ls
+                        if (m := re.search(r"status: (\d+)", s)))),
+    Case("OpenSSH", "how many failed passwords with port above 60000?", "count",
+         # grep "Failed password" | grep -oE "port [0-9]+" | awk '$2 > 60000' | wc -l -> 38
+         lambda ls: sum(int(m.group(1)) > 60000 for s in ls if "Failed password" in s
+                        if (m := re.search(r"port (\d+)", s)))),
     # a threshold is not a predicate word: code does not count by it (honest), never guesses
     Case("OpenSSH", "which IPs had more than 10 failed passwords?", "over",
          # grep "Failed password" | grep -oE "from [0-9.]+" | sort | uniq -c | awk '$1 > 10' -> 6

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 
 from rlm.corpus.counter import hit_lines, read_blocks
+from rlm.corpus.literals import compares
 from rlm.corpus.mask import mask_block
 from rlm.corpus.predicate import line_holds
 from rlm.corpus.severity import ERROR_RANK, severity
@@ -44,6 +45,8 @@ class CountSpec:
     # anchors, level or shapes above
     literals: tuple[str, ...] = ()
     needle: str | None = None  # a fast regex every literal-holding line matches (its values)
+    # (regex capturing a key's number as `n`, op, threshold): `time over 0.3`, every one holds
+    compare: tuple[tuple[str, str, float], ...] = ()
     # template -> what its lines must hold too (a question word in its variable part:
     # rlm.corpus.predicate.line_holds)
     needs: tuple[tuple[str, tuple[str, ...]], ...] = ()
@@ -55,12 +58,13 @@ class CountSpec:
         if self.level:
             words = _ERR_WORDS if self.level == "error" else _WARN_WORDS
             return re.compile(words + (_LOGCAT_LEVEL[self.level] if self.logcat else b""), re.M)
-        if self.literals:
-            return re.compile((self.needle or self.literals[0]).encode())
+        if self.literals or self.compare:
+            first = self.literals[0] if self.literals else self.compare[0][0]
+            return re.compile((self.needle or first).encode())
         return None
 
     def check(self, text: str) -> bool:
-        """Every condition holds: an anchor, the level, each literal."""
+        """Every condition holds: an anchor, the level, each literal and comparison."""
         if self.anchors:
             low = text.lower()
             if not any(a.lower() in low for a in self.anchors):
@@ -69,7 +73,9 @@ class CountSpec:
             return False
         if self.level == "warn" and severity(text) != 4:
             return False
-        return all(re.search(p, text) for p in self.literals)
+        return all(re.search(p, text) for p in self.literals) and all(
+            any(compares(op, float(m.group("n")), n) for m in re.finditer(p, text))
+            for p, op, n in self.compare)
 
 
 @dataclass
@@ -160,7 +166,7 @@ def _by_shape(part: CountPart, block: bytes, shapes: dict[bytes, str], spec: Cou
     if not hits:
         return
     rows = _rows(block)
-    extra = bool(spec.anchors or spec.literals)
+    extra = bool(spec.anchors or spec.literals or spec.compare)
     needs = dict(spec.needs)
     for i, kind in hits:
         if extra and not spec.check(rows[i].decode("utf-8", "replace")):

@@ -43,6 +43,20 @@ KEY_FORMS = {
     # sshd[24200]; `03-17 16:13:38.811  1702  2395 D`, `081109 203615 148 INFO` (HDFS)
     "pid": (r"(?:\[{vals}\]|" + _PID_COLUMN + ")", "[{v}]` or the pid column `{v}"),
 }
+# `time over 0.3`, `len greater than 2000`, `status >= 500`: a threshold on the number the log
+# writes after a key is answered line by line (a threshold with no key is not)
+_KEY_CMP = re.compile(
+    r"(?<![\w-])(?P<key>[A-Za-z][\w-]*)\s*[:=]?\s*(?P<op>(?:more|greater|higher|larger|bigger|"
+    r"longer)\s+than|(?:less|fewer|lower|smaller|shorter)\s+than|over|above|exceeding|under|"
+    r"below|at\s+least|at\s+most|>=|<=|>|<)\s*$", re.I)
+# words before a comparison that frame it, never a key (`time`, a filler word, can be one)
+_NOT_KEYS = frozenset("""with have has had having of in for from by on at to and or are is was
+were be been lines line entries entry records record events event messages than a an the any all
+that which who whose where when took take takes lasted last lasting many much more most""".split())
+CMP = {"over": ">", "above": ">", "exceeding": ">", "under": "<", "below": "<", "at least": ">=",
+       "at most": "<=", ">=": ">=", "<=": "<=", ">": ">", "<": "<"}
+CMP_WORDS = {">": "over", ">=": "of at least", "<": "under", "<=": "of at most"}
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 _THRESHOLD_BEFORE = re.compile(
     r"(?:(?:more|less|fewer|greater|higher|lower|larger|bigger|smaller|longer|shorter|slower|"
     r"faster|other)\s+than|over|under|above|below|exceed(?:s|ing|ed)?|beyond|at\s+least|"
@@ -75,9 +89,12 @@ class Literal:
     values: list[str]
     key: str | None = None
     written: list[str] = field(default_factory=list)  # as the log writes it (after a count)
+    op: str | None = None  # ">", ">=", "<", "<=": the key's number compared (`time over 0.3`)
 
     def pattern(self) -> str:
         """A case-insensitive regex (str; the same source works on bytes) for one line."""
+        if self.op:  # the number after the key, captured for the comparison
+            return f"(?i)(?<![\\w]){_key_rx(self.key)}{SEP}(?P<n>-?\\d+(?:\\.\\d+)?)(?![\\w]|\\.\\d)"
         value = _values_rx(self.values)
         if not self.key:
             return "(?i)" + value
@@ -90,18 +107,22 @@ class Literal:
     def needle(self) -> str:
         """The values alone, a plain alternation: a prefilter Python's regex engine finds at
         C speed (the boundaries, the key and its other forms are checked per hit)."""
+        if self.op:
+            return "(?i)" + _key_rx(self.key)
         vals = "|".join(_value_rx(v) for v in self.values)
         return ("(?i)" if any(c.isalpha() for v in self.values for c in v) else "") + vals
 
     def parts(self) -> tuple[str, str] | None:
         """(key regex, value regex) each alone: lines holding both, not joined, are the ones
         a zero count must not hide."""
-        if not self.key:
+        if not self.key or self.op:
             return None
         return (f"(?i)(?<![\\w]){_key_rx(self.key)}(?![\\w])", "(?i)" + _values_rx(self.values))
 
     def label(self) -> str:
         """`status: 404` as the log writes it when a count found it, else as asked."""
+        if self.op:
+            return f"`{self.key}` with a number {CMP_WORDS[self.op]} {self.values[0]}"
         vals = "|".join(self.values)
         if self.key and (form := KEY_FORMS.get(self.key.lower().rstrip("s"))):
             other = form[1].replace("{v}", vals)
@@ -199,6 +220,23 @@ def _role(body: str, tok: _Tok) -> tuple[str | None, int]:
     return None, tok.start
 
 
+def _comparison(r: Reading, body: str, tok: _Tok) -> int | None:
+    """Adds `key op number` (`time over 0.3`) to r as a comparison; returns where its words
+    begin, or None when the number is not compared to a key's."""
+    m = _KEY_CMP.search(body[:tok.start])
+    if not m or not _NUMBER.fullmatch(tok.text) or m.group("key").lower() in _NOT_KEYS:
+        return None
+    op = " ".join(m.group("op").lower().split())
+    op = CMP.get(op) or (">" if op.split()[0] in ("more", "greater", "higher", "larger",
+                                                   "bigger", "longer") else "<")
+    r.literals.append(Literal(body[m.start():tok.end], [tok.text], m.group("key"), op=op))
+    return m.start()
+
+
+def compares(op: str, got: float, n: float) -> bool:
+    return {">": got > n, ">=": got >= n, "<": got < n, "<=": got <= n}[op]
+
+
 def _quote(before: str, tok: str) -> str:
     return f"`{before.strip()} {tok}`"
 
@@ -212,6 +250,11 @@ def read(body: str, start: int, end: int, filler: frozenset[str], skip=()) -> Re
     chars = list(body)
     for i, tok in enumerate(toks):
         if not any(c.isdigit() for c in tok.text) or any(a <= tok.start < b for a, b in skip):
+            continue
+        if start <= tok.start and tok.end <= end and (lo := _comparison(r, body, tok)):
+            chars[lo:tok.end] = " " * (tok.end - lo)
+            if unit := _UNIT_AFTER.match(body[tok.end:]):  # `over 0.3 seconds`: the log's unit
+                chars[tok.end:tok.end + unit.end()] = " " * unit.end()
             continue
         why, lo = _role(body, tok)
         if why is None and not (start <= tok.start and tok.end <= end):

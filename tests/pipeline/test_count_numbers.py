@@ -259,3 +259,27 @@ def test_a_named_value_the_log_mostly_writes_as_a_bare_column_is_not_sure(tmp_pa
     assert rep["matched"]["total"] is None
     assert "1 line holds `status 404`, but 6 other lines hold `404` as a field of its own" \
         in rep["answer"]
+
+
+@pytest.mark.parametrize("question, key, op, n", [
+    ("how many lines with time over 0.3?", "time", ">", "0.3"),
+    ("how many lines with len greater than 2000?", "len", ">", "2000"),
+    ("how many lines with status >= 400?", "status", ">=", "400"),
+    ("how many lines with status below 300?", "status", "<", "300"),
+])
+def test_a_threshold_on_a_keys_number_is_a_comparison(question, key, op, n):
+    q = read_query(question)
+    assert [(lit.key, lit.op, lit.values) for lit in q.literals] == [(key, op, [n])]
+    assert not q.unsure and key not in q.words
+
+
+def test_a_comparison_counts_the_lines_whose_number_passes(openstack):
+    times = [float(m.group(1)) for s in openstack.read_text().splitlines()
+             if (m := re.search(r"time: ([\d.]+)", s))]
+    want = sum(t > 0.25 for t in times)
+    assert 0 < want < len(times)
+    rep = ask(openstack, "how many lines with time over 0.25?")
+    assert rep["matched"]["total"] == want
+    assert "`time` with a number over 0.25" in rep["read_as"]
+    rep = ask(openstack, "how many lines with speed over 3?", code=3)  # no `speed` in the log
+    assert "no line holds `speed` followed by a number" in rep["answer"]

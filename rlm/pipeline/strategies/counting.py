@@ -120,7 +120,8 @@ def _count_file(ctx: Context, src, tally: Tally) -> None:
     if q.failures:  # on the driver: the failure kinds' own pass (rlm.corpus.anomalies)
         _count_failures(src, ranges, tally, tally.failures, key if slot else None)
         return
-    literals = tuple(lit.pattern() for lit in q.literals)
+    literals = tuple(lit.pattern() for lit in q.literals if not lit.op)
+    compare = tuple((lit.pattern(), lit.op, float(lit.values[0])) for lit in q.literals if lit.op)
     needle = q.literals[0].needle() if q.literals else None
     if _by_predicate(q):
         table = table_for(src, ranges)
@@ -136,11 +137,11 @@ def _count_file(ctx: Context, src, tally: Tally) -> None:
             return
         spec = CountSpec(shapes=table.shapes_of([s.row for s in m.rows]), slot=slot,
                          anchors=tuple(q.anchors), literals=literals, needle=needle,
-                         needs=tuple(m.needs.items()))
+                         compare=compare, needs=tuple(m.needs.items()))
     else:
         logcat = bool(q.level and src.line_count and _LOGCAT_LINE.match(src.line(1, 200)))
         spec = CountSpec(anchors=tuple(q.anchors), level=q.level, logcat=logcat, slot=slot,
-                         literals=literals, needle=needle)
+                         literals=literals, needle=needle, compare=compare)
     if src.size:  # shard by shard on the run's executor (rlm.corpus.count_scan)
         scan = scan_counts(src, spec, ranges)
         tally.fold(src, scan.table)
