@@ -6,10 +6,14 @@ just before it (`status`, `port`) is its key when it names something (not a fram
 as `with`; `time:` joined by a colon is a key), and a line must hold the key, then the value,
 joined by a few separators as logs write a field (`status: 404`, `status=404`, `status 404`);
 the value is a whole token (`port 22` is not `port 2222`, `uid=0` is not `euid=0`). Values
-joined by `or` are alternatives of one key (`status 404 or 500`).
+joined by `or` are alternatives of one key (`status 404 or 500`). Some keys have other forms a
+log writes (KEY_FORMS: `port 50010` is also `10.251.73.220:50010`, `pid 1702` also `sshd[1702]`
+and the pid column). A threshold on a key's number (`time over 0.3`, `status >= 400`) is a
+comparison, checked on each line's number after the key.
 
-A number that is a limit, a threshold, a rank, a range, a quantity or a duration (`more than
-200 requests`, `the last 404`, `between 400 and 499`, `5 minutes`) is not a predicate word, and
+A number that is a limit, a threshold with no key, a rank, a range, a quantity or a duration
+(`more than 200 requests`, `the last 404`, `between 400 and 499`, `5 minutes`) is not a
+predicate word, and
 code does not guess what it means: the reading carries a reason, and the count answers
 not-sure (exit 3). So does a number followed by a word that may describe it (`404 errors`: the
 status, or error-level lines?) and a number outside the part of the question that says what is
@@ -284,6 +288,9 @@ def _place(r: Reading, body: str, toks: list[_Tok], i: int, filler: frozenset[st
     if why := _after(body, toks, i, filler):
         return why
     if r.literals and prev and _OR.match(body[_last_end(r, toks, i):tok.start]):
+        if r.literals[-1].op:
+            return (f"`{r.literals[-1].text} or {tok.text}`: code cannot tell what `{tok.text}` "
+                    "is compared with")
         r.literals[-1].values.append(value)
         r.literals[-1].text += f" or {tok.text}"
         return None

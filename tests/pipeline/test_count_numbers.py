@@ -273,6 +273,11 @@ def test_a_threshold_on_a_keys_number_is_a_comparison(question, key, op, n):
     assert not q.unsure and key not in q.words
 
 
+def test_a_value_or_ed_to_a_comparison_is_not_sure():
+    q = read_query("how many lines with status over 500 or 404?")
+    assert q.unsure and "what `404` is compared with" in q.unsure[0]
+
+
 def test_a_comparison_counts_the_lines_whose_number_passes(openstack):
     times = [float(m.group(1)) for s in openstack.read_text().splitlines()
              if (m := re.search(r"time: ([\d.]+)", s))]
