@@ -140,10 +140,12 @@ def match(rows: list, words: list[str], example=None) -> Match:
         return m
     exact: list[Scored] = []
     partial: list[Scored] = []
+    seen: set[str] = set()  # the concepts some template or example line holds
     for row in rows:
         text = row.text + (" " + example(row) if example else "")
         ws = words_of(text)
         held, phrase = _score(ws, concepts)
+        seen.update(held)
         if len(held) == len(concepts):
             own = {stem(w) for w in ws}
             (exact if all(s in own for s in stems) else m.rows).append(Scored(row, held, phrase))
@@ -152,8 +154,12 @@ def match(rows: list, words: list[str], example=None) -> Match:
     if exact:
         m.rows, m.related = exact, m.rows
     counted = [w for w in words if len(w) >= 2 and (w.lower() not in filler or w.isupper())]
-    _as_written(m, counted, example)
-    _variable_words(m, counted)
+    loose = _in_no_template(rows, concepts)
+    if loose and seen.issuperset(concepts):
+        _line_by_line(m, rows, concepts, loose)
+    else:
+        _as_written(m, counted, example)
+        _variable_words(m, counted)
     for lst in (m.rows, m.related):
         lst.sort(key=lambda s: (not s.phrase, -s.row.count))
     if not m.rows:
@@ -216,7 +222,34 @@ def _variable_words(m: Match, words: list[str]) -> None:
 def line_holds(text: str, needs: tuple[str, ...]) -> bool:
     """The line holds each of `needs` ("c:" a concept, "w:" a whole word, plural or not), read
     as match() reads a template's words."""
+    low = text.lower()
+    groups = lexicon()[0].values()
+    if any(n[0] == "c" and n[2:] not in groups and n[2:] not in low for n in needs):
+        return False  # a concept that is its own stem is a substring of its word: not here
     ws = words_of(text)
     concepts = {concept_of(w) for w in ws} if any(n[0] == "c" for n in needs) else set()
     plains = {_plain(w) for w in ws} if any(n[0] == "w" for n in needs) else set()
     return all((n[2:] in concepts) if n[0] == "c" else (n[2:] in plains) for n in needs)
+
+
+def _in_no_template(rows: list, concepts: list[str]) -> list[str]:
+    """The concepts no template's own words hold: the log writes them only in variable parts
+    (`sshd` in `sshd(pam_unix)[19939]`, a user name, a host)."""
+    held: set[str] = set()
+    for row in rows:
+        held.update(concept_of(w) for w in words_of(row.text))
+    return [c for c in concepts if c not in held]
+
+
+def _line_by_line(m: Match, rows: list, concepts: list[str], loose: list[str]) -> None:
+    """Some of the question's words are only in lines' variable parts: which template an
+    example line shows says nothing of the others ("session closed for user test" is written
+    by sshd and by su). Every template whose own words hold the other concepts counts, each
+    of its lines checked for the loose ones (m.needs)."""
+    fixed = [c for c in concepts if c not in loose]
+    m.rows, m.related = [], []
+    for row in rows:
+        held, _ = _score(words_of(row.text), fixed) if fixed else ([], False)
+        if len(held) == len(fixed):
+            m.rows.append(Scored(row, concepts, False))
+            m.needs[row.text] = tuple("c:" + c for c in loose)

@@ -71,3 +71,17 @@ def test_a_phrase_with_failure_is_that_phrase_not_the_failure_rule(tmp_path):
     assert "report a failure" not in r["answer"]
     r = ask(p, "how many failure lines?")  # the rule, asked for as such
     assert "report a failure" in r["answer"]
+
+
+def test_a_word_only_in_lines_variable_parts_is_checked_line_by_line(tmp_path):
+    """`sshd` is in no template's own words (it is the writer, `sshd(pam_unix)[19939]`), and
+    `session closed for user <*>` is written by sshd and by su: which of them an example line
+    shows must not decide what is counted."""
+    p = tmp_path / "linux.log"
+    p.write_bytes((DATA / "loghub" / "Linux_2k.log").read_bytes())
+    r = ask(p, "how many lines from sshd?")
+    assert told(r) == grep_c(p, r"sshd") == 677
+    lines = p.read_text().splitlines()
+    closed = sum("sshd" in s and "session closed" in s for s in lines)
+    r = ask(p, "how many session closed lines from sshd?")
+    assert told(r) == closed == 36

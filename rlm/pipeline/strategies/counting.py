@@ -12,6 +12,8 @@ and says how much of it it shows (rlm.pipeline.codeonly.count_text).
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, field
 
 from rlm.pipeline.codeonly import count_text, failure_text, literal_check
@@ -173,7 +175,9 @@ async def run(ctx: Context) -> Result:
     if confident and q.group_by and tally.total and set(tally.groups) == {"(none)"}:
         res.cov.gaps.append(f"none of the {tally.total:,} matching lines names a {q.group_by}: "
                             "code cannot group them")
-    comps = sorted({tally.component[k] for k in tally.kinds if k in tally.component})
+    # one writer whatever its pid or module says: `sshd`, `sshd[<*>]`, `sshd(pam_unix)[<*>]`
+    comps = sorted({re.sub(r"[\[(].*|:+$", "", tally.component[k]) or tally.component[k]
+                    for k in tally.kinds if k in tally.component})
     phrases = {phrase_of(k, concepts) for k in tally.kinds}
     if confident and len(phrases) > 1 and len(comps) > 1:  # other words, other writers
         res.answer_parts.append(count_text.mixed(comps))
