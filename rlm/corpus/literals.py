@@ -53,6 +53,8 @@ _KEY_CMP = re.compile(
     r"(?<![\w-])(?P<key>[A-Za-z][\w-]*)\s*[:=]?\s*(?P<op>(?:more|greater|higher|larger|bigger|"
     r"longer)\s+than|(?:less|fewer|lower|smaller|shorter)\s+than|over|above|exceeding|under|"
     r"below|at\s+least|at\s+most|>=|<=|>|<)\s*$", re.I)
+_KEY_RANGE = re.compile(r"(?<![\w-])(?P<key>[A-Za-z][\w-]*)\s*[:=]?\s*(?:between|from|in)\s+$",
+                        re.I)
 # words before a comparison that frame it, never a key (`time`, a filler word, can be one)
 _NOT_KEYS = frozenset("""with have has had having of in for from by on at to and or are is was
 were be been lines line entries entry records record events event messages than a an the any all
@@ -224,6 +226,19 @@ def _role(body: str, tok: _Tok) -> tuple[str | None, int]:
     return None, tok.start
 
 
+def _key_range(r: Reading, body: str, tok: _Tok) -> tuple[int, int] | None:
+    """Adds `key between A and B` (`status between 400 and 499`, `from A to B`) to r as two
+    comparisons; returns the span of its words, or None."""
+    m = _KEY_RANGE.search(body[:tok.start])
+    hi = re.match(r"\s+(?:and|to|through|-|–)\s+(-?\d+(?:\.\d+)?)(?![\w.])", body[tok.end:])
+    if not m or not hi or not _NUMBER.fullmatch(tok.text) or m.group("key").lower() in _NOT_KEYS:
+        return None
+    text = body[m.start():tok.end + hi.end()]
+    r.literals += [Literal(text, [tok.text], m.group("key"), op=">="),
+                   Literal(text, [hi.group(1)], m.group("key"), op="<=")]
+    return m.start(), tok.end + hi.end()
+
+
 def _comparison(r: Reading, body: str, tok: _Tok) -> int | None:
     """Adds `key op number` (`time over 0.3`) to r as a comparison; returns where its words
     begin, or None when the number is not compared to a key's."""
@@ -252,8 +267,15 @@ def read(body: str, start: int, end: int, filler: frozenset[str], skip=()) -> Re
     r = Reading(rest=body[start:end])
     toks = _tokens(body)
     chars = list(body)
+    ranged: list[tuple[int, int]] = []
     for i, tok in enumerate(toks):
         if not any(c.isdigit() for c in tok.text) or any(a <= tok.start < b for a, b in skip):
+            continue
+        if any(a <= tok.start < b for a, b in ranged):
+            continue  # the upper end of a key's range, read with its lower end
+        if start <= tok.start and tok.end <= end and (span := _key_range(r, body, tok)):
+            ranged.append(span)
+            chars[span[0]:span[1]] = " " * (span[1] - span[0])
             continue
         if start <= tok.start and tok.end <= end and (lo := _comparison(r, body, tok)):
             chars[lo:tok.end] = " " * (tok.end - lo)
