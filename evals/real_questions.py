@@ -312,6 +312,10 @@ CASES = [
          # grep -oE "status: [0-9]+" | awk '$2 >= 400' | wc -l -> 41
          lambda ls: sum(int(m.group(1)) >= 400 for s in ls
                         if (m := re.search(r"status: (\d+)", s)))),
+    Case("OpenStack", "how many lines with status between 400 and 499?", "count",
+         # grep -oE "status: [0-9]+" | awk '$2 >= 400 && $2 <= 499' | wc -l -> 41
+         lambda ls: sum(400 <= int(m.group(1)) <= 499 for s in ls
+                        if (m := re.search(r"status: (\d+)", s)))),
     Case("OpenSSH", "how many failed passwords with port above 60000?", "count",
          # grep "Failed password" | grep -oE "port [0-9]+" | awk '$2 > 60000' | wc -l -> 38
          lambda ls: sum(int(m.group(1)) > 60000 for s in ls if "Failed password" in s

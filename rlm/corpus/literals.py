@@ -6,10 +6,14 @@ just before it (`status`, `port`) is its key when it names something (not a fram
 as `with`; `time:` joined by a colon is a key), and a line must hold the key, then the value,
 joined by a few separators as logs write a field (`status: 404`, `status=404`, `status 404`);
 the value is a whole token (`port 22` is not `port 2222`, `uid=0` is not `euid=0`). Values
-joined by `or` are alternatives of one key (`status 404 or 500`).
+joined by `or` are alternatives of one key (`status 404 or 500`). Some keys have other forms a
+log writes (KEY_FORMS: `port 50010` is also `10.251.73.220:50010`, `pid 1702` also `sshd[1702]`
+and the pid column). A threshold on a key's number (`time over 0.3`, `status >= 400`) is a
+comparison, checked on each line's number after the key.
 
-A number that is a limit, a threshold, a rank, a range, a quantity or a duration (`more than
-200 requests`, `the last 404`, `between 400 and 499`, `5 minutes`) is not a predicate word, and
+A number that is a limit, a threshold with no key, a rank, a range, a quantity or a duration
+(`more than 200 requests`, `the last 404`, `between 400 and 499`, `5 minutes`) is not a
+predicate word, and
 code does not guess what it means: the reading carries a reason, and the count answers
 not-sure (exit 3). So does a number followed by a word that may describe it (`404 errors`: the
 status, or error-level lines?) and a number outside the part of the question that says what is
@@ -49,6 +53,8 @@ _KEY_CMP = re.compile(
     r"(?<![\w-])(?P<key>[A-Za-z][\w-]*)\s*[:=]?\s*(?P<op>(?:more|greater|higher|larger|bigger|"
     r"longer)\s+than|(?:less|fewer|lower|smaller|shorter)\s+than|over|above|exceeding|under|"
     r"below|at\s+least|at\s+most|>=|<=|>|<)\s*$", re.I)
+_KEY_RANGE = re.compile(r"(?<![\w-])(?P<key>[A-Za-z][\w-]*)\s*[:=]?\s*(?:between|from|in)\s+$",
+                        re.I)
 # words before a comparison that frame it, never a key (`time`, a filler word, can be one)
 _NOT_KEYS = frozenset("""with have has had having of in for from by on at to and or are is was
 were be been lines line entries entry records record events event messages than a an the any all
@@ -220,6 +226,19 @@ def _role(body: str, tok: _Tok) -> tuple[str | None, int]:
     return None, tok.start
 
 
+def _key_range(r: Reading, body: str, tok: _Tok) -> tuple[int, int] | None:
+    """Adds `key between A and B` (`status between 400 and 499`, `from A to B`) to r as two
+    comparisons; returns the span of its words, or None."""
+    m = _KEY_RANGE.search(body[:tok.start])
+    hi = re.match(r"\s+(?:and|to|through|-|–)\s+(-?\d+(?:\.\d+)?)(?![\w.])", body[tok.end:])
+    if not m or not hi or not _NUMBER.fullmatch(tok.text) or m.group("key").lower() in _NOT_KEYS:
+        return None
+    text = body[m.start():tok.end + hi.end()]
+    r.literals += [Literal(text, [tok.text], m.group("key"), op=">="),
+                   Literal(text, [hi.group(1)], m.group("key"), op="<=")]
+    return m.start(), tok.end + hi.end()
+
+
 def _comparison(r: Reading, body: str, tok: _Tok) -> int | None:
     """Adds `key op number` (`time over 0.3`) to r as a comparison; returns where its words
     begin, or None when the number is not compared to a key's."""
@@ -248,8 +267,15 @@ def read(body: str, start: int, end: int, filler: frozenset[str], skip=()) -> Re
     r = Reading(rest=body[start:end])
     toks = _tokens(body)
     chars = list(body)
+    ranged: list[tuple[int, int]] = []
     for i, tok in enumerate(toks):
         if not any(c.isdigit() for c in tok.text) or any(a <= tok.start < b for a, b in skip):
+            continue
+        if any(a <= tok.start < b for a, b in ranged):
+            continue  # the upper end of a key's range, read with its lower end
+        if start <= tok.start and tok.end <= end and (span := _key_range(r, body, tok)):
+            ranged.append(span)
+            chars[span[0]:span[1]] = " " * (span[1] - span[0])
             continue
         if start <= tok.start and tok.end <= end and (lo := _comparison(r, body, tok)):
             chars[lo:tok.end] = " " * (tok.end - lo)
@@ -284,6 +310,9 @@ def _place(r: Reading, body: str, toks: list[_Tok], i: int, filler: frozenset[st
     if why := _after(body, toks, i, filler):
         return why
     if r.literals and prev and _OR.match(body[_last_end(r, toks, i):tok.start]):
+        if r.literals[-1].op:
+            return (f"`{r.literals[-1].text} or {tok.text}`: code cannot tell what `{tok.text}` "
+                    "is compared with")
         r.literals[-1].values.append(value)
         r.literals[-1].text += f" or {tok.text}"
         return None

@@ -110,7 +110,7 @@ def test_values_joined_by_or_are_alternatives_of_one_key():
     ("how many lines with at least 3 failures?", "3"),
     ("how many errors in the last 5 minutes?", "5"),
     ("when was the last 404 error?", "404"),
-    ("how many lines with status between 400 and 499?", "400"),
+    ("how many lines between 400 and 499?", "400"),
     ("how many 404 errors?", "404"),
     ("how many lines per hour with status 404", "404"),
     ("how many requests with 200+ ms?", "200"),
@@ -271,6 +271,23 @@ def test_a_threshold_on_a_keys_number_is_a_comparison(question, key, op, n):
     q = read_query(question)
     assert [(lit.key, lit.op, lit.values) for lit in q.literals] == [(key, op, [n])]
     assert not q.unsure and key not in q.words
+
+
+def test_a_range_on_a_key_is_two_comparisons(openstack):
+    q = read_query("how many lines with status between 400 and 499?")
+    assert [(lit.key, lit.op, lit.values) for lit in q.literals] == [
+        ("status", ">=", ["400"]), ("status", "<=", ["499"])] and not q.unsure
+    statuses = [int(m.group(1)) for s in openstack.read_text().splitlines()
+                if (m := re.search(r"status: (\d+)", s))]
+    want = sum(400 <= v <= 499 for v in statuses)
+    assert 0 < want < len(statuses)
+    assert ask(openstack, "how many lines with status between 400 and 499?")[
+        "matched"]["total"] == want
+
+
+def test_a_value_or_ed_to_a_comparison_is_not_sure():
+    q = read_query("how many lines with status over 500 or 404?")
+    assert q.unsure and "what `404` is compared with" in q.unsure[0]
 
 
 def test_a_comparison_counts_the_lines_whose_number_passes(openstack):
