@@ -180,7 +180,8 @@ def _as_written(m: Match, words: list[str], example) -> None:
     """Keep the rows that hold the question's words as it wrote them, when some do and others
     hold them only loosely: the words together where the question has them together (`status
     installed`, not `status half-installed`), then each word whole (`install`, not `installed`
-    or `half-installed`). The others move to m.apart: named, not counted."""
+    or `half-installed`; not a word of a lexicon group, whose forms are one meaning). The
+    others move to m.apart: named, not counted."""
     if len(m.rows) < 2:
         return
     together = [s for s in m.rows if s.phrase]
@@ -189,7 +190,9 @@ def _as_written(m: Match, words: list[str], example) -> None:
         m.rows, m.how = together, "phrase"
         m.said = phrase_of(together[0].row.text, m.concepts)
     whole: list[str] = []
-    for w in dict.fromkeys(_plain(w) for w in words):
+    groups = lexicon()[0]
+    for w in dict.fromkeys(_plain(w) for w in words if w.lower() not in groups):
+        # a word of a lexicon group keeps its group (`failed` ~ `failure`): its forms are one
         holding = [s for s in m.rows if w in {_plain(t) for t in words_of(
             s.row.text + (" " + example(s.row) if example else ""))}]
         if holding and len(holding) < len(m.rows):

@@ -85,3 +85,14 @@ def test_a_word_only_in_lines_variable_parts_is_checked_line_by_line(tmp_path):
     closed = sum("sshd" in s and "session closed" in s for s in lines)
     r = ask(p, "how many session closed lines from sshd?")
     assert told(r) == closed == 36
+
+
+def test_a_writer_with_a_pid_is_one_writer_but_a_module_is_another(tmp_path):
+    """`sshd` and `sshd[<*>]` are one writer; `sshd(pam_unix)` logs the same failed login as
+    `sshd` does, so a total over both is not sure (exit 3) rather than a double count."""
+    for name in ("Linux_head.log", "OpenSSH_head.log"):
+        (tmp_path / name).write_bytes((DATA / "loghub" / name).read_bytes())
+    r = run_cli("ask", str(tmp_path), "how many failed logins per IP?", "--json", "--model",
+                "none")
+    assert r.returncode == 3, r.stdout[-1500:]
+    assert "`sshd(pam_unix)`" in json.loads(r.stdout)["answer"]

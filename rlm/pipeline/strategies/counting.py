@@ -175,8 +175,9 @@ async def run(ctx: Context) -> Result:
     if confident and q.group_by and tally.total and set(tally.groups) == {"(none)"}:
         res.cov.gaps.append(f"none of the {tally.total:,} matching lines names a {q.group_by}: "
                             "code cannot group them")
-    # one writer whatever its pid or module says: `sshd`, `sshd[<*>]`, `sshd(pam_unix)[<*>]`
-    comps = sorted({re.sub(r"[\[(].*|:+$", "", tally.component[k]) or tally.component[k]
+    # one writer whatever its pid: `sshd`, `sshd[<*>]:`; a module is another (`sshd(pam_unix)`
+    # logs the same failed login as `sshd`)
+    comps = sorted({re.sub(r"\[[^\]]*\]:*$|:+$", "", tally.component[k]) or tally.component[k]
                     for k in tally.kinds if k in tally.component})
     phrases = {phrase_of(k, concepts) for k in tally.kinds}
     if confident and len(phrases) > 1 and len(comps) > 1:  # other words, other writers
