@@ -54,9 +54,9 @@ def slot_name(word: str | None) -> str | None:
 def slot_value(slot: str, line: str, template: str | None = None) -> str:
     """The line's value for `slot` ("(none)" when it has none)."""
     if slot == "ip":
-        m = _IPV4.search(line)
-        if m:
-            return m.group(0)
+        for m in _IPV4.finditer(line):  # 0.0.0.0 is a bind-all address, never a peer
+            if m.group(0) != "0.0.0.0":
+                return m.group(0)
         v6 = [t for _, _, t, k in find_idents(line) if k == "ipv6"]
         return v6[0] if v6 else "(none)"
     if slot == "user":

@@ -56,6 +56,13 @@ _FAILURE_LINES = re.compile(
     r"(?:an?\s+|any\s+|some\s+)?(?:failures?|errors?|faults?)\b"
     r"|\bfailure\s+(?:lines?|entries|events|messages)\b"
     r"|\b(?:list|cite|show|give)\s+(?:me\s+)?(?:all|every|each)\s+(?:the\s+)?failures?\b", re.I)
+# words that name a kind of message: "which warning occurred the most?" groups by template
+_MESSAGE_WORDS = {"warning", "warnings", "exception", "exceptions", "failure", "failures",
+                  "problem", "problems", "issue", "issues", "alert", "alerts", "fault",
+                  "faults", "line", "lines", "entry", "entries", "record", "records", "thing",
+                  "things", "one"}
+
+
 def _failure_rule(body: str) -> bool:
     """The question asks for code's failure rule: not when "failure" is one word of a phrase
     the question names ("authentication failure lines": those words are counted)."""
@@ -213,6 +220,11 @@ def read_query(question: str) -> Query:
     elif m := _WHICH_MOST.search(body):
         q.kind, q.top_k, q.group_by = "top", 1, slot_name(m.group("slot"))
         span = m.span("what")
+        if q.group_by is None and m.group("slot").lower() not in _MESSAGE_WORDS:
+            # "which step had the most lines?": not a field code knows; its kinds of message
+            # would answer another question
+            q.unsure.append(f"code does not know which part of a line is the "
+                            f"`{m.group('slot')}`, so it cannot group by it")
     elif (m := _TOP_K.search(body)) and slot_name(m.group("slot")):
         q.kind, q.top_k, q.group_by = "top", int(m.group("k") or 10), slot_name(m.group("slot"))
         span = m.span("what") if m.group("what") else (m.end(), m.end())

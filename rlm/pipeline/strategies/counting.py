@@ -175,6 +175,17 @@ async def run(ctx: Context) -> Result:
     if confident and q.group_by and tally.total and set(tally.groups) == {"(none)"}:
         res.cov.gaps.append(f"none of the {tally.total:,} matching lines names a {q.group_by}: "
                             "code cannot group them")
+    elif confident and q.group_by and 2 * tally.groups.get("(none)", [0])[0] > tally.total:
+        # HealthApp's `Step_LSC|...`: a field code does not read, so most lines name none; the
+        # leader of the few that do is not the log's
+        none = tally.groups["(none)"][0]
+        res.answer_parts.append(f"Not sure: {none:,} of the {tally.total:,} lines name no "
+                                f"{q.group_by} that code can read, so the ranking below holds "
+                                f"only the other {tally.total - none:,} and may not be the "
+                                "log's.")
+        res.cov.gaps.append(f"{none:,} of the {tally.total:,} matching lines name no "
+                            f"{q.group_by} that code can read: the ranking holds only the other "
+                            f"{tally.total - none:,}")
     # one writer whatever its pid: `sshd`, `sshd[<*>]:`; a module is another (`sshd(pam_unix)`
     # logs the same failed login as `sshd`)
     comps = sorted({re.sub(r"\[[^\]]*\]:*$|:+$", "", tally.component[k]) or tally.component[k]

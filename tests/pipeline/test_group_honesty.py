@@ -1,0 +1,43 @@
+"""Group-by questions that code cannot answer as asked say so (exit 3) instead of answering
+another question: a field code does not know ("which step ..."), or one most lines do not
+show in a form code reads (HealthApp's `|Step_LSC|`). A bind-all address (0.0.0.0, in
+Zookeeper's thread names) is never the ip a line is about. On LogHub's real lines."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from pathlib import Path
+
+from rlm.testing import run_cli
+
+LOGHUB = Path(__file__).resolve().parents[2] / "evals" / "data" / "loghub"
+
+
+def ask(tmp_path: Path, family: str, question: str, sample: str = "head"):
+    p = tmp_path / f"{family}.log"
+    p.write_bytes((LOGHUB / f"{family}_{sample}.log").read_bytes())
+    r = run_cli("ask", str(p), question, "--json", "--model", "none")
+    return r.returncode, json.loads(r.stdout), p
+
+
+def test_a_field_code_does_not_know_is_not_grouped_by_template(tmp_path):
+    code, rep, _ = ask(tmp_path, "HealthApp", "which step had the most lines?")
+    assert code == 3 and "`step`" in rep["answer"]
+
+
+def test_a_ranking_over_a_few_of_the_lines_is_not_sure(tmp_path):
+    code, rep, p = ask(tmp_path, "HealthApp", "which component had the most lines?")
+    assert code == 3 and rep["answer"].startswith("Not sure")
+
+
+def test_the_bind_all_address_is_not_a_lines_ip(tmp_path):
+    code, rep, p = ask(tmp_path, "Zookeeper", "which ip had the most connections?", "2k")
+    ip = re.compile(r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?![\w]|\.\d)")
+    firsts = Counter(next((m for m in ip.findall(s) if m != "0.0.0.0"), None)
+                     for s in p.read_text().splitlines() if "connect" in s.lower())
+    firsts.pop(None, None)
+    leader, n = firsts.most_common(1)[0]
+    assert code == 0 and f"**{leader}** had the most: **{n}**" in rep["answer"]
+    assert "0.0.0.0" not in rep["answer"].split("\n")[0]
