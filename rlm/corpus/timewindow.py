@@ -106,6 +106,10 @@ def _abs(p: Point, date) -> float | None:
     return calendar.timegm((d[0] or YEARLESS, d[1], d[2], 0, 0, 0, 0, 0, 0)) + sod
 
 
+def _whole_day(p: Point) -> bool:
+    return p.sod is None and not p.epoch and p.date is not None
+
+
 def _resolve(question, points, used, a_kind, b_kind, date) -> Window:
     p = used[0]
     dated = date is not None or bool(p.epoch)
@@ -118,8 +122,12 @@ def _resolve(question, points, used, a_kind, b_kind, date) -> Window:
             end += DAY  # 23:00 to 01:00 crosses midnight
     elif a_kind == "after":
         start, end = start, (OPEN_END if dated else DAY)
+        if _whole_day(p) and _word_before(question, p) == "after":
+            start += DAY  # "after Dec 04": Dec 05 on ("since Dec 04" is Dec 04 on)
     elif a_kind == "before":
         start, end = (0.0 if dated else 0.0), start
+        if _whole_day(p) and _word_before(question, p) in ("until", "till", "by"):
+            end += DAY  # "until Dec 04": Dec 04 too ("before Dec 04" ends as Dec 04 starts)
     elif a_kind == "around":
         start, end = start - AROUND_S, start + AROUND_S
     else:  # at a minute, or on a day
@@ -176,7 +184,8 @@ def _shift(src, w: Window, first: float, text: str) -> float:
         e = EPOCH.search(text[:HEAD])
         return first - int(e.group("e")) if e else 0.0
     year = as_datetime(first).year
-    d = as_datetime(w.start)
+    # the day the question named: the end of "before Dec 05" (its start is open)
+    d = as_datetime(w.end if w.start == 0.0 and w.end < OPEN_END else w.start)
     if w.year_free is not None:  # "Jun 11": the file's year
         frm, to = YEARLESS, year
     elif year == YEARLESS and d.year != YEARLESS:  # the log writes no year: month and day
