@@ -9,140 +9,22 @@ default) and is scored against its regex answer:
 The samples are evaluation data (github.com/logpai/loghub; LICENSE and CITATION beside them),
 read from $LOGHUB, else /work/shared/loghub, else ../shared/loghub from the repository.
 
-    python evals/real_questions.py [--only FAMILY] [--markdown]
+    python -m evals.real_questions [--only FAMILY] [--markdown]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def loghub() -> Path:
-    for p in (os.environ.get("LOGHUB"), "/work/shared/loghub", ROOT.parent / "shared/loghub"):
-        if p and Path(p, "OpenSSH_2k.log").exists():
-            return Path(p)
-    raise SystemExit("LogHub samples not found: set LOGHUB to the folder of *_2k.log files")
-
-
-@dataclass
-class Case:
-    family: str
-    question: str
-    kind: str  # count | top | over | tie | lines | window | anomalies | folder | failures
-    expect: Callable[[list[str]], object]  # the file's lines -> the regex answer
-    note: str = ""
-
-
-def lines_with(rx: str, flags: int = 0) -> Callable[[list[str]], set[int]]:
-    r = re.compile(rx, flags)
-    return lambda lines: {i for i, s in enumerate(lines, 1) if r.search(s)}
-
-
-def count_of(rx: str, flags: int = 0) -> Callable[[list[str]], int]:
-    f = lines_with(rx, flags)
-    return lambda lines: len(f(lines))
-
-
-def top_of(rx: str, key: str, flags: int = 0) -> Callable[[list[str]], tuple[str, int, int]]:
-    """(most frequent value of `key` among lines matching rx, its count, the total)."""
-    r, k = re.compile(rx, flags), re.compile(key)
-
-    def f(lines: list[str]) -> tuple[str, int, int]:
-        counts: dict[str, int] = {}
-        for s in lines:
-            if r.search(s):
-                m = k.search(s)
-                v = m.group(1) if m else "(none)"
-                counts[v] = counts.get(v, 0) + 1
-        named = {k: c for k, c in counts.items() if k != "(none)"}
-        best = max(named.items(), key=lambda kv: kv[1])
-        return best[0], best[1], sum(counts.values())
-    return f
-
-
-def over_of(rx: str, key: str, threshold: int) -> Callable[[list[str]], set[str]]:
-    """The values of `key` on more than `threshold` of the lines matching rx."""
-    r, k = re.compile(rx), re.compile(key)
-
-    def f(lines: list[str]) -> set[str]:
-        counts: dict[str, int] = {}
-        for s in lines:
-            if r.search(s) and (m := k.search(s)):
-                counts[m.group(1)] = counts.get(m.group(1), 0) + 1
-        return {v for v, c in counts.items() if c > threshold}
-    f.threshold = threshold
-    return f
-
-
-def tie_of(key: str) -> Callable[[list[str]], tuple[set[str], int]]:
-    """(every value of `key` on the most lines, that number of lines): a tie has them all."""
-    k = re.compile(key)
-
-    def f(lines: list[str]) -> tuple[set[str], int]:
-        counts: dict[str, int] = {}
-        for s in lines:
-            for v in set(k.findall(s)):
-                counts[v] = counts.get(v, 0) + 1
-        best = max(counts.values())
-        return {v for v, c in counts.items() if c == best}, best
-    return f
-
-
-def in_window(time_rx: str, fmt: Callable[[re.Match], str], lo: str, hi: str):
-    """Line numbers whose time (written by the file, as `fmt` sorts it) is in [lo, hi]."""
-    r = re.compile(time_rx)
-
-    def f(lines: list[str]) -> set[int]:
-        out = set()
-        for i, s in enumerate(lines, 1):
-            m = r.search(s)
-            if m and lo <= fmt(m) <= hi:
-                out.add(i)
-        return out
-    return f
-
-
-def level_events(family: str, levels: str):
-    """The LogHub EventIds of lines whose level (or level word) is one of `levels`."""
-    import csv
-
-    def f(_lines: list[str]) -> dict[str, set[int]]:
-        by: dict[str, set[int]] = {}
-        with open(loghub() / f"{family}_2k.log_structured.csv", newline="") as fh:
-            for row in csv.DictReader(fh):
-                lvl = row.get("Level") or row.get("Type") or ""
-                if re.fullmatch(levels, lvl.strip(), re.I):
-                    by.setdefault(row["EventId"], set()).add(int(row["LineId"]))
-        return by
-    return f
-
-
-def alert_categories(lines: list[str]) -> dict[str, set[int]]:
-    """BGL's own labels: the first field of a line is its alert category (`-`: normal)."""
-    by: dict[str, set[int]] = {}
-    for i, s in enumerate(lines, 1):
-        label = s.split(" ", 1)[0]
-        if label != "-":
-            by.setdefault(label, set()).add(i)
-    return by
-
-
-def alert_lines(lines: list[str]) -> set[int]:
-    """BGL's labelled alert lines (first field not `-`): what "every line that reports a
-    failure" is scored against, on a copy with the labels stripped."""
-    return {i for i, s in enumerate(lines, 1) if not s.startswith("- ")}
-
+from evals.number_questions import NUMBER_CASES
+from evals.question_rules import (ROOT, Case, alert_categories, alert_lines, count_of, in_window,
+                                  level_events, lines_with, loghub, tie_of, top_of)
 
 BGL_T = r" (\d{4}-\d{2}-\d{2})-(\d{2})\.(\d{2})\.(\d{2})"
 SYS_T = r"^(\w{3}) +(\d+) (\d{2}):(\d{2}):(\d{2})"
@@ -240,94 +122,7 @@ CASES = [
     Case("BGL", "cite every line that reports a failure", "failures", alert_lines),
     Case("BGL", "list all lines reporting failures", "failures", alert_lines),
     Case("BGL", "which lines report an error?", "failures", alert_lines),
-    # numbers and literal tokens are part of what is counted (session 4); each answer is grep's
-    Case("OpenStack", "how many status 404 lines?", "count",  # grep -c "status: 404" -> 41
-         count_of(r"status: 404\b"), "was 1,017 (every `status` line), Complete"),
-    Case("OpenStack", "count lines with status 200", "count",  # grep -c "status: 200" -> 933
-         count_of(r"status: 200\b")),
-    Case("OpenStack", "how many lines have status: 200?", "count",  # grep -c "status: 200" -> 933
-         count_of(r"status: 200\b")),
-    Case("OpenStack", "how many lines mention status: 404?", "count",  # grep -c "status: 404" -> 41
-         count_of(r"status: 404\b")),
-    Case("OpenStack", "how many 404s?", "count",
-         # grep -cE "(^|[^[:alnum:]_.])404([^[:alnum:]_]|$)" -> 41 (grep -cw: 43, with the
-         # milliseconds of `00:06:12.404`, part of a time, not a 404)
-         count_of(r"(?<![\w.])404(?!\w)")),
-    Case("OpenStack", "which IP had the most status 404 lines?", "top",
-         # grep "status: 404" | grep -oE "\] [0-9.]+ " | sort | uniq -c -> 21 of 41
-         top_of(r"status: 404\b", r"\] (\d+\.\d+\.\d+\.\d+) ")),
-    Case("OpenSSH", "how many lines with port 2191?", "count",  # grep -cw "port 2191" -> 6
-         count_of(r"port 2191\b")),
-    Case("OpenSSH", "how many failed passwords from 5.188.10.180?", "count",
-         # grep "Failed password" | grep -c "5.188.10.180" -> 18 (53 lines hold the IP)
-         lambda ls: sum("Failed password" in s and "5.188.10.180" in s for s in ls)),
-    Case("Apache", "how many lines with error state 6?", "count",  # grep -c "error state 6" -> 369
-         count_of(r"error state 6\b")),
-    Case("Linux", "how many lines with uid=0?", "count",
-         count_of(r"(?<!\w)uid=0\b")),  # grep -cE "(^|[^[:alnum:]_])uid=0\b" -> 577
-    Case("Linux", "how many authentication failures with uid=0?", "count",
-         # grep "authentication failure" | grep -cE "(^|[^[:alnum:]_])uid=0\b" -> 490
-         lambda ls: sum("authentication failure" in s and bool(re.search(r"(?<!\w)uid=0\b", s))
-                        for s in ls)),
-    Case("Linux", "how many lines with uid=0 and euid=0?", "count",
-         # grep -E "(^|[^[:alnum:]_])uid=0\b" | grep -c "euid=0" -> 490
-         lambda ls: sum(bool(re.search(r"(?<!\w)uid=0\b", s)) and "euid=0" in s for s in ls)),
-    Case("HDFS", "how many lines on port 50010?", "count",  # grep -cE "(:|port )50010\b" -> 999
-         count_of(r"(?::|port )50010\b")),
-    Case("Hadoop", "how many lines mention port 8030?", "count",  # grep -cE "(:|port )8030\b" -> 293
-         count_of(r"(?::|port )8030\b")),
-    Case("OpenSSH", "how many lines with pid 24200?", "count",  # grep -c "\[24200\]" -> 7
-         count_of(r"\[24200\]")),
-    Case("Zookeeper", "how many lines with :3888?", "count",  # grep -cE ":3888\b" -> 386
-         count_of(r":3888\b")),
-    Case("Thunderbird", "how many sessions opened by uid=0?", "count",
-         # grep "session opened" | grep -c "uid=0" -> 19
-         lambda ls: sum("session opened" in s and bool(re.search(r"(?<!\w)uid=0\b", s))
-                        for s in ls)),
-    Case("HDFS", "how many lines with size 67108864?", "count",  # grep -c "size 67108864" -> 573
-         count_of(r"size 67108864\b")),
-    Case("HDFS", "how many PacketResponder 1 lines?", "count",  # grep -cE "PacketResponder 1\b" -> 108
-         count_of(r"PacketResponder 1\b")),
-    Case("Zookeeper", "how many lines with time out: 60000?", "count",  # grep -c "out: 60000" -> 36
-         count_of(r"out: 60000\b")),
-    Case("Mac", "how many lines with port = 11?", "count",  # grep -cE "port = 11\b" -> 17
-         count_of(r"port = 11\b")),
-    Case("Spark", "how many lines mention BlockManager?", "count",  # grep -c BlockManager -> 260
-         count_of(r"BlockManager")),
-    # an open question about a number: its lines, not the log's anomalies (was the profile)
-    Case("OpenStack", "what happened with status 404?", "count",  # grep -c "status: 404" -> 41
-         count_of(r"status: 404\b")),
-    Case("OpenStack", "any errors with status 404?", "count",
-         # grep " ERROR " | grep -c "status: 404" -> 0 (every 404 is logged at INFO)
-         count_of(r" (?:ERROR|CRITICAL) .*status: 404\b")),
-    # `pid=1702` is named on 22 lines, 1702 is the pid column of 1,095 (was 22, Complete)
-    Case("Android", "how many lines from pid 1702?", "count",  # awk '$3 == 1702' | wc -l -> 1095
-         lambda ls: sum(s.split()[2:3] == ["1702"] for s in ls)),
-    # a threshold on the number after a key is compared line by line
-    Case("OpenStack", "how many lines with time over 0.3?", "count",
-         # grep -oE "time: [0-9.]+" | awk '$2 > 0.3' | wc -l -> 81
-         lambda ls: sum(float(m.group(1)) > 0.3 for s in ls
-                        if (m := re.search(r"time: ([\d.]+)", s)))),
-    Case("OpenStack", "how many lines with status >= 400?", "count",
-         # grep -oE "status: [0-9]+" | awk '$2 >= 400' | wc -l -> 41
-         lambda ls: sum(int(m.group(1)) >= 400 for s in ls
-                        if (m := re.search(r"status: (\d+)", s)))),
-    Case("OpenStack", "how many lines with status between 400 and 499?", "count",
-         # grep -oE "status: [0-9]+" | awk '$2 >= 400 && $2 <= 499' | wc -l -> 41
-         lambda ls: sum(400 <= int(m.group(1)) <= 499 for s in ls
-                        if (m := re.search(r"status: (\d+)", s)))),
-    Case("OpenSSH", "how many failed passwords with port above 60000?", "count",
-         # grep "Failed password" | grep -oE "port [0-9]+" | awk '$2 > 60000' | wc -l -> 38
-         lambda ls: sum(int(m.group(1)) > 60000 for s in ls if "Failed password" in s
-                        if (m := re.search(r"port (\d+)", s)))),
-    # a threshold is not a predicate word: code does not count by it (honest), never guesses
-    Case("OpenSSH", "which IPs had more than 10 failed passwords?", "over",
-         # grep "Failed password" | grep -oE "from [0-9.]+" | sort | uniq -c | awk '$1 > 10' -> 6
-         over_of(r"Failed password", r"from (\d+\.\d+\.\d+\.\d+)", 10)),
-    Case("OpenStack", "how many requests took more than 0.3 seconds?", "count",
-         # grep -oE "time: [0-9.]+" | awk '$2 > 0.3' | wc -l
-         lambda ls: sum(float(m.group(1)) > 0.3 for s in ls
-                        if (m := re.search(r"time: ([\d.]+)", s)))),
+    *NUMBER_CASES,
     # a question code cannot map: an honest "not sure" is the right behaviour's floor
     Case("OpenStack", "how many GET requests?", "count", count_of(r"\"GET ")),
     Case("folder", "anomalies?", "folder", lambda ls: None,

@@ -179,8 +179,20 @@ class Query:
         if self.anchors:
             out.append("mentioning " + " or ".join(f"`{a}`" for a in self.anchors))
         if self.literals:
-            out.append("holding " + " and ".join(lit.label() for lit in self.literals))
+            out.append("holding " + " and ".join(_labels(self.literals)))
         return ((", also " if also else " ") + " and ".join(out)) if out else ""
+
+
+def _labels(lits: list[Literal]) -> list[str]:
+    """Each literal as the answer states it; a key's range (two comparisons) as one."""
+    out: list[str] = []
+    for i, lit in enumerate(lits):
+        prev = lits[i - 1] if i else None
+        if prev and lit.op == "<=" and prev.op == ">=" and prev.key == lit.key:
+            out[-1] = f"`{lit.key}` with a number from {prev.values[0]} to {lit.values[0]}"
+        else:
+            out.append(lit.label())
+    return out
 
 
 def _words(text: str, anchors: list[str]) -> list[str]:

@@ -281,8 +281,9 @@ def test_a_range_on_a_key_is_two_comparisons(openstack):
                 if (m := re.search(r"status: (\d+)", s))]
     want = sum(400 <= v <= 499 for v in statuses)
     assert 0 < want < len(statuses)
-    assert ask(openstack, "how many lines with status between 400 and 499?")[
-        "matched"]["total"] == want
+    rep = ask(openstack, "how many lines with status between 400 and 499?")
+    assert "`status` with a number from 400 to 499" in rep["read_as"]
+    assert rep["matched"]["total"] == want
 
 
 def test_a_value_or_ed_to_a_comparison_is_not_sure():
