@@ -316,3 +316,18 @@ def window_note(w: Window, per_file: dict[str, list[tuple[int, int]]],
             note += f" (files with no line in it: {', '.join(none[:5])}" + (
                 f" and {len(none) - 5} more)" if len(none) > 5 else ")")
     return note
+
+
+def log_span(src) -> str:
+    """When a log's lines run, for an answer whose window holds none of them: `from Dec 10
+    06:55:46 (line 1) to Dec 10 11:04:45 (line 2,000)`; empty when its lines carry no time."""
+    first, _ = _first_time(src)
+    last = _time_at(src, src.line_count, 200)
+    if first is None or last is None:
+        return ""
+
+    def shown(t: float) -> str:
+        d = as_datetime(t)
+        return d.strftime("%b %d %H:%M:%S" if d.year == YEARLESS else "%Y-%m-%d %H:%M:%S")
+
+    return f"from {shown(first)} (line 1) to {shown(last)} (line {src.line_count:,})"

@@ -35,3 +35,12 @@ def test_a_day_window(tmp_path, question, days):
     told = int(re.search(r"\*\*([\d,]+)\*\*", json.loads(r.stdout)["answer"]).group(1)
                .replace(",", ""))
     assert told == errors_on(days) and told > 0
+
+
+def test_a_window_with_no_line_says_so_first_with_the_logs_span(tmp_path):
+    p = tmp_path / "apache.log"
+    p.write_bytes(APACHE.read_bytes())
+    r = run_cli("ask", str(p), "what happened on Dec 07?", "--json", "--model", "none")
+    answer = json.loads(r.stdout)["answer"]
+    assert ("No line of the log falls on Dec 07: its lines run from 2005-12-04 04:47:44 (line 1) "
+            "to 2005-12-05 19:15:57 (line 2,000).") in answer

@@ -14,7 +14,7 @@ from rlm.corpus.logset import LogSet, where
 from rlm.corpus.profile import profile_log, why_picked
 from rlm.corpus.source import TextSource
 from rlm.corpus.stories import story_ids
-from rlm.corpus.timewindow import folder_window_lines, window_lines, window_note
+from rlm.corpus.timewindow import folder_window_lines, log_span, window_lines, window_note
 from rlm.engine.candidates import Group, group_candidates, judge_group, numbered, withheld
 from rlm.engine.mapper import Outcome, map_items
 from rlm.render.kinds import kinds_markdown
@@ -147,6 +147,10 @@ def time_window(res: Result, src, w):
     lines = sum(b - a + 1 for a, b in ranges)
     res.reasons.append(f"the question asks {w.label}: code profiles only the {lines:,} lines "
                        "in it, found by binary search on each file's timestamps")
+    if not lines:  # say it first: "no rare lines" would read as "nothing unusual happened"
+        span = "" if isinstance(src, LogSet) else log_span(src)
+        res.answer_parts.append(f"No line of the log falls {w.label}" + (
+            f": its lines run {span}." if span else "."))
     res.cov.declared.append(window_note(w, per_file, totals))
     res.where.window(per_file)
     return ranges, w
