@@ -93,9 +93,8 @@ def answer(q, concepts: list[str], tally) -> str:
     return "\n".join(out)
 
 
-def apart_words(rows: list, how: str) -> str:
-    """Templates that hold the question's words only loosely (apart, or inside longer words)
-    while others hold them as it wrote them: named with their counts, not counted."""
+def _not_counted(rows: list, why: str, ask: str) -> str:
+    """Templates named with their lines, not counted: the three largest, then how many more."""
     by: dict[str, list] = {}
     for s, src in rows:
         g = by.setdefault(shown(s.row.text, 80), [0, src, s.row.first_line])
@@ -104,24 +103,22 @@ def apart_words(rows: list, how: str) -> str:
     n = sum(c for c, _, _ in by.values())
     names = "; ".join(f"`{k}` ({c:,}, first at {_ref(src, ln)})" for k, (c, src, ln) in ranked[:3])
     more = f"; and {len(ranked) - 3:,} more" if len(ranked) > 3 else ""
+    return (f"Not counted: {_n(n, 'line')} of {_n(len(ranked), 'template')} that {why}: "
+            f"{names}{more}. {ask}")
+
+
+def apart_words(rows: list, how: str) -> str:
+    """Templates that hold the question's words only loosely (apart, or inside longer words)
+    while others hold them as it wrote them."""
     loose = "apart or inside other words" if how == "phrase" else "only inside other words"
-    return (f"Not counted: {_n(n, 'line')} of {_n(len(ranked), 'template')} that hold the "
-            f"question's words {loose}: {names}{more}. Ask with their words to count them.")
+    return _not_counted(rows, f"hold the question's words {loose}",
+                        "Ask with their words to count them.")
 
 
 def related(rel: list) -> str:
-    """Templates that hold the question's meaning only through a synonym: named, not counted."""
-    by: dict[str, list] = {}
-    for s, src in rel:
-        g = by.setdefault(shown(s.row.text, 80), [0, src, s.row.first_line])
-        g[0] += s.row.count
-    rows = sorted(by.items(), key=lambda kv: -kv[1][0])
-    n = sum(c for c, _, _ in by.values())
-    names = "; ".join(f"`{k}` ({c:,}, first at {_ref(src, ln)})" for k, (c, src, ln) in rows[:3])
-    more = f"; and {len(rows) - 3:,} more" if len(rows) > 3 else ""
-    return (f"Not counted: {_n(n, 'line')} of {_n(len(rows), 'template')} that match only by a "
-            f"synonym of the question's words: {names}{more}. Ask with those words to count "
-            "them.")
+    """Templates that hold the question's meaning only through a synonym."""
+    return _not_counted(rel, "match only by a synonym of the question's words",
+                        "Ask with those words to count them.")
 
 
 def _grouped(q, what: str, tally) -> list[str]:
