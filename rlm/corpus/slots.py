@@ -41,6 +41,10 @@ _USER = [re.compile(p) for p in (
 _NODE = re.compile(r"\b[A-Z]\d\d-M\d-N[\dA-F]-[A-Z0-9]:J\d\d-U\d\d\b|\bnode-\d+\b|\bR\d\d-M\d-N[\dA-F]\b")
 _PORT = re.compile(r"\bport[= ](\d{1,5})\b")
 _PID = re.compile(r"\[(\d+)\]")
+# the pid column (rlm.corpus.literals reads the same): after the time, before the level
+# (`03-17 16:13:38.811  1702  2395 D` logcat, `081109 203615 148 INFO` HDFS)
+_PID_COLUMN = re.compile(r"^\S*\s*(?:\d\d:\d\d:\d\d(?:[.,]\d+)?\s+(\d+)\s+(?:\d+\s+)?|\d{6}\s+(\d+)\s+)"
+                         r"(?:[VDIWEFA]|INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|CRITICAL|NOTICE)\b")
 
 
 def slot_name(word: str | None) -> str | None:
@@ -75,6 +79,9 @@ def slot_value(slot: str, line: str, template: str | None = None) -> str:
         m = _RX["block"].search(line)
         return m.group(0) if m else "(none)"
     if slot == "pid":
+        m = _PID_COLUMN.match(line[:80])  # a column first: a message may hold `[N]` too
+        if m:
+            return m.group(1) or m.group(2)
         m = _PID.search(line)
         return m.group(1) if m else "(none)"
     if slot == "template":

@@ -41,3 +41,14 @@ def test_the_bind_all_address_is_not_a_lines_ip(tmp_path):
     leader, n = firsts.most_common(1)[0]
     assert code == 0 and f"**{leader}** had the most: **{n}**" in rep["answer"]
     assert "0.0.0.0" not in rep["answer"].split("\n")[0]
+
+
+def test_the_pid_column_is_a_lines_pid(tmp_path):
+    """logcat (`03-17 16:13:38.811  1702  2395 D`) and HDFS (`081109 203615 148 INFO`) write
+    the pid as a column, not in brackets: a message's own `[N]` is not it."""
+    for family, sample in (("Android", "head"), ("HDFS", "2k")):
+        code, rep, p = ask(tmp_path, family, "which pid had the most lines?", sample)
+        pids = Counter(s.split()[2] for s in p.read_text().splitlines() if s.strip())
+        leader, n = pids.most_common(1)[0]
+        assert code == 0 and f"**{leader}** had the most: **{n:,}**" in rep["answer"], (
+            family, rep["answer"][:300])
