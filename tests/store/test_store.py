@@ -208,7 +208,10 @@ def test_no_secret_reaches_the_data_or_cache_dir(fake_server, tmp_path):
              for f in Path(d).rglob("*") if f.is_file()]
     assert any(f.name == "runs.sqlite3" for f in files) and any(f.name == "calls.sqlite3" for f in files)
     for f in files:
-        data = f.read_bytes()
+        try:
+            data = f.read_bytes()
+        except FileNotFoundError:  # a -wal or -shm file the last connection folded back
+            continue
         assert secret.encode() not in data and b"SECRET123" not in data, f
         assert b"Bearer" not in data, f
 
