@@ -21,6 +21,7 @@ SLOTS = {
     "port": {"port", "ports"},
     "block": {"block", "blocks", "block id", "block ids"},
     "pid": {"pid", "pids", "process id", "process ids"},
+    "instance": {"instance", "instances", "vm", "vms"},
     "component": {"component", "components", "service", "services", "module", "modules",
                   "logger", "loggers", "class", "classes", "program", "programs", "daemon",
                   "daemons", "facility", "process", "processes", "category", "categories"},
@@ -41,6 +42,9 @@ _USER = [re.compile(p) for p in (
 _NODE = re.compile(r"\b[A-Z]\d\d-M\d-N[\dA-F]-[A-Z0-9]:J\d\d-U\d\d\b|\bnode-\d+\b|\bR\d\d-M\d-N[\dA-F]\b")
 _PORT = re.compile(r"\bport[= ](\d{1,5})\b")
 _PID = re.compile(r"\[(\d+)\]")
+# OpenStack's `[instance: bf8c824d-f099-4433-a41e-e3da7578262e]`
+_INSTANCE = re.compile(r"\binstance[:= ]+([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-"
+                       r"[0-9a-f]{12})", re.I)
 # the pid column (rlm.corpus.literals reads the same): after the time, before the level
 # (`03-17 16:13:38.811  1702  2395 D` logcat, `081109 203615 148 INFO` HDFS)
 _PID_COLUMN = re.compile(r"^\S*\s*(?:\d\d:\d\d:\d\d(?:[.,]\d+)?\s+(\d+)\s+(?:\d+\s+)?|\d{6}\s+(\d+)\s+)"
@@ -83,6 +87,9 @@ def slot_value(slot: str, line: str, template: str | None = None) -> str:
         if m:
             return m.group(1) or m.group(2)
         m = _PID.search(line)
+        return m.group(1) if m else "(none)"
+    if slot == "instance":
+        m = _INSTANCE.search(line)
         return m.group(1) if m else "(none)"
     if slot == "template":
         if template:

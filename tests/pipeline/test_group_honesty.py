@@ -52,3 +52,13 @@ def test_the_pid_column_is_a_lines_pid(tmp_path):
         leader, n = pids.most_common(1)[0]
         assert code == 0 and f"**{leader}** had the most: **{n:,}**" in rep["answer"], (
             family, rep["answer"][:300])
+
+
+def test_a_field_only_some_lines_hold_still_ranks(tmp_path):
+    """An instance is named on some lines of OpenStack's log only: the lines without one are
+    counted apart, and the ranking of the others is the answer (exit 0)."""
+    code, rep, p = ask(tmp_path, "OpenStack", "which instance had the most lines?")
+    rx = re.compile(r"\binstance[:= ]+([0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12})", re.I)
+    ids = Counter(m.group(1) for s in p.read_text().splitlines() if (m := rx.search(s)))
+    (leader, n), = ids.most_common(1)
+    assert code == 0 and f"**{leader}** had the most: **{n}**" in rep["answer"]

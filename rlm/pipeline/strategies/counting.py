@@ -107,6 +107,9 @@ def _count_failures(src, ranges, tally: Tally, kinds: failure_text.FailureKinds,
         kinds.leave_out(src, k, why)
 
 
+_HEADER_SLOTS = {"component", "pid", "host", "level"}  # fields a log writes on every line
+
+
 def _count_file(ctx: Context, src, tally: Tally) -> None:
     q = ctx.query
     ranges = window_lines(src, q.window) if q.window else None
@@ -175,9 +178,11 @@ async def run(ctx: Context) -> Result:
     if confident and q.group_by and tally.total and set(tally.groups) == {"(none)"}:
         res.cov.gaps.append(f"none of the {tally.total:,} matching lines names a {q.group_by}: "
                             "code cannot group them")
-    elif confident and q.group_by and 2 * tally.groups.get("(none)", [0])[0] > tally.total:
-        # HealthApp's `Step_LSC|...`: a field code does not read, so most lines name none; the
-        # leader of the few that do is not the log's
+    elif (confident and q.group_by in _HEADER_SLOTS
+          and 2 * tally.groups.get("(none)", [0])[0] > tally.total):
+        # a field of every line's header (HealthApp's `|Step_LSC|`) that code does not read
+        # in this log, so most lines name none: the leader of the few that do is not the log's
+        # (an ip, a user, an instance is on some lines only: those rank as they are)
         none = tally.groups["(none)"][0]
         res.answer_parts.append(f"Not sure: {none:,} of the {tally.total:,} lines name no "
                                 f"{q.group_by} that code can read, so the ranking below holds "
