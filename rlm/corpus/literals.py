@@ -40,8 +40,10 @@ _SEP_TOKEN = re.compile(r"[:=]+")
 _ADDRESS = (r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}|\]|(?<![\w.-])[A-Za-z][\w-]*(?:\.[\w-]+)+"
             r"|(?<![\w.-])[A-Za-z]\w*(?:-\w+)+|\blocalhost")
 # the pid column: after the time, before the level (logcat: then the thread id)
+# a level as a line's header writes it after the pid (also rlm.corpus.slots' pid column)
+LEVEL_AFTER_PID = r"(?:[VDIWEFA]|INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|CRITICAL|NOTICE)\b"
 _PID_COLUMN = (r"(?:\d\d:\d\d:\d\d(?:[.,]\d+)?|(?<![\w.])\d{6})\s+{vals}\s+(?:\d+\s+)?"
-               r"(?:[VDIWEFA]|INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|CRITICAL|NOTICE)\b")
+               + LEVEL_AFTER_PID)
 KEY_FORMS = {
     "port": ("(?:" + _ADDRESS + "):{vals}", "<address>:{v}"),  # 10.251.73.220:50010
     # sshd[24200]; `03-17 16:13:38.811  1702  2395 D`, `081109 203615 148 INFO` (HDFS)

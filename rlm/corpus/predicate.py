@@ -30,14 +30,16 @@ def lexicon() -> tuple[dict[str, str], frozenset[str]]:
     return concept, frozenset(data["filler"]["words"])
 
 
+@lru_cache(maxsize=1)
+def _group_names() -> frozenset[str]:
+    """The lexicon's concept names (a set: line_holds asks once a line)."""
+    return frozenset(lexicon()[0].values())
+
+
 def stem(word: str) -> str:
     """A light stem: plural, then -ing/-ed, then a final e (`failures`, `failure` -> failur;
     `failed` -> fail; `closed`, `close` -> clos)."""
-    w = word.lower()
-    if w.endswith("ies") and len(w) > 4:
-        w = w[:-3] + "y"
-    elif w.endswith("s") and not w.endswith("ss") and len(w) > 3:
-        w = w[:-1]
+    w = _plain(word)
     for suf in ("ing", "ed"):
         if w.endswith(suf) and len(w) > len(suf) + 2:
             w = w[: -len(suf)]
@@ -191,10 +193,12 @@ def _as_written(m: Match, words: list[str], example) -> None:
         m.said = phrase_of(together[0].row.text, m.concepts)
     whole: list[str] = []
     groups = lexicon()[0]
+    tokens = {id(s): {_plain(t) for t in words_of(s.row.text + (" " + example(s.row)
+                                                                 if example else ""))}
+              for s in m.rows}  # each row's words once (an example is a read of the file)
     for w in dict.fromkeys(_plain(w) for w in words if w.lower() not in groups):
         # a word of a lexicon group keeps its group (`failed` ~ `failure`): its forms are one
-        holding = [s for s in m.rows if w in {_plain(t) for t in words_of(
-            s.row.text + (" " + example(s.row) if example else ""))}]
+        holding = [s for s in m.rows if w in tokens[id(s)]]
         if holding and len(holding) < len(m.rows):
             m.apart += [s for s in m.rows if s not in holding]
             m.rows = holding
@@ -226,7 +230,7 @@ def line_holds(text: str, needs: tuple[str, ...]) -> bool:
     """The line holds each of `needs` ("c:" a concept, "w:" a whole word, plural or not), read
     as match() reads a template's words."""
     low = text.lower()
-    groups = lexicon()[0].values()
+    groups = _group_names()
     if any(n[0] == "c" and n[2:] not in groups and n[2:] not in low for n in needs):
         return False  # a concept that is its own stem is a substring of its word: not here
     ws = words_of(text)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from rlm.corpus.idents import PATTERNS, find_idents
+from rlm.corpus.literals import LEVEL_AFTER_PID
 
 SLOTS = {
     "ip": {"ip", "ips", "address", "addresses", "ip address", "ip addresses", "client",
@@ -48,7 +49,7 @@ _INSTANCE = re.compile(r"\binstance[:= ]+([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0
 # the pid column (rlm.corpus.literals reads the same): after the time, before the level
 # (`03-17 16:13:38.811  1702  2395 D` logcat, `081109 203615 148 INFO` HDFS)
 _PID_COLUMN = re.compile(r"^\S*\s*(?:\d\d:\d\d:\d\d(?:[.,]\d+)?\s+(\d+)\s+(?:\d+\s+)?|\d{6}\s+(\d+)\s+)"
-                         r"(?:[VDIWEFA]|INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|CRITICAL|NOTICE)\b")
+                         + LEVEL_AFTER_PID)
 
 
 def slot_name(word: str | None) -> str | None:

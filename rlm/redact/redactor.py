@@ -109,23 +109,11 @@ class Redactor:
         return PLACEHOLDER.sub(lambda m: self._by_placeholder.get(m.group(0), m.group(0)), text)
 
     def restore_data(self, data):
-        if isinstance(data, str):
-            return self.restore(data)
-        if isinstance(data, list):
-            return [self.restore_data(x) for x in data]
-        if isinstance(data, dict):
-            return {k: self.restore_data(v) for k, v in data.items()}
-        return data
+        return _each_string(data, self.restore)
 
     def mask_data(self, data):
         """Every string in a JSON-like structure redacted (for --redact-report)."""
-        if isinstance(data, str):
-            return self.redact(data)
-        if isinstance(data, list):
-            return [self.mask_data(x) for x in data]
-        if isinstance(data, dict):
-            return {k: self.mask_data(v) for k, v in data.items()}
-        return data
+        return _each_string(data, self.redact)
 
     # -- counts
     def counts(self) -> dict[str, int]:
@@ -151,3 +139,14 @@ class Redactor:
         kinds = ", ".join(f"{KIND_WORDS[x]} {c[x]}" for x in KINDS if x in c)
         return (f"{n} value{'s' if n != 1 else ''} in {k} prompt{'s' if k != 1 else ''} "
                 f"{'were' if n != 1 else 'was'} redacted before leaving this machine ({kinds})")
+
+
+def _each_string(data, fn):
+    """data (JSON-like) with fn applied to every string in it."""
+    if isinstance(data, str):
+        return fn(data)
+    if isinstance(data, list):
+        return [_each_string(x, fn) for x in data]
+    if isinstance(data, dict):
+        return {k: _each_string(v, fn) for k, v in data.items()}
+    return data

@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import tomllib
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 from importlib import resources
 from typing import Iterator
 
+from rlm.redact.dense import matches
 from rlm.redact.scan import shannon
 
 MIN_SECRET = 8  # shorter "secrets" are ids and words, whatever a rule says
@@ -139,20 +140,6 @@ class _Match:
         return self.spans[i][1]
 
 
-def _matches(rx, data: bytes, a: int, b: int) -> Iterator[_Match]:
-    """rx's leftmost matches in data[a:b], left to right, as finditer gives them."""
-    import re2
-
-    match, anchor, pos = rx._regexp.Match, re2._Anchor.UNANCHORED, a
-    while pos <= b:
-        spans = match(anchor, data, pos, b)
-        s, e = spans[0]
-        if s < 0:
-            return
-        yield _Match(data, spans)
-        pos = e if e > s else s + 1
-
-
 class RuleSet:
     def __init__(self, rules: list[Rule], global_allow: Allow):
         self.rules = rules
@@ -187,7 +174,7 @@ class RuleSet:
             for a, b in spans:
                 if rule.probe is not None and rule.probe.search(data, a, b) is None:
                     continue
-                for m in _matches(rule.rx, data, a, b):
+                for m in map(partial(_Match, data), matches(rule.rx, data, a, b)):
                     hit = self._secret(rule, m, data)
                     if hit is not None:
                         yield hit
