@@ -226,13 +226,18 @@ def _variable_words(m: Match, words: list[str]) -> None:
             m.needs[sc.row.text] = tuple(dict.fromkeys(need))
 
 
+def _stem_root(concept: str) -> str:
+    """What every word of this stem starts with: `reply` stems `replies`, which holds `repl`."""
+    return concept[:-1] if concept.endswith("y") else concept
+
+
 def line_holds(text: str, needs: tuple[str, ...]) -> bool:
     """The line holds each of `needs` ("c:" a concept, "w:" a whole word, plural or not), read
     as match() reads a template's words."""
     low = text.lower()
     groups = _group_names()
-    if any(n[0] == "c" and n[2:] not in groups and n[2:] not in low for n in needs):
-        return False  # a concept that is its own stem is a substring of its word: not here
+    if any(n[0] == "c" and n[2:] not in groups and _stem_root(n[2:]) not in low for n in needs):
+        return False  # a stem is a word's start (but a `y` for `ies`): not here, not held
     ws = words_of(text)
     concepts = {concept_of(w) for w in ws} if any(n[0] == "c" for n in needs) else set()
     plains = {_plain(w) for w in ws} if any(n[0] == "w" for n in needs) else set()

@@ -96,3 +96,13 @@ def test_a_writer_with_a_pid_is_one_writer_but_a_module_is_another(tmp_path):
                 "none")
     assert r.returncode == 3, r.stdout[-1500:]
     assert "`sshd(pam_unix)`" in json.loads(r.stdout)["answer"]
+
+
+def test_a_line_holds_a_stem_whose_plural_ends_in_ies():
+    """`replies` stems to `reply`, which is no substring of it: the quick substring check
+    before reading a line's words must not drop the line."""
+    from rlm.corpus.predicate import concept_of, line_holds
+
+    need = ("c:" + concept_of("replies"),)
+    assert line_holds("got 3 replies from peer", need)
+    assert line_holds("one reply", need) and not line_holds("no answer", need)
