@@ -107,13 +107,21 @@ def looks_random(tok: str) -> bool:
 def entropy_hits(data: bytes):
     """(start, end, value) in bytes of the random-looking tokens in data."""
     for start, end in spans(_token_rx(), data):
-        raw = data[start:end]
-        if len(raw.translate(None, b"!@#$%^*()")) < len(raw):
-            if len(raw) < 2 * TOKEN_MIN:
-                continue  # a symbol-rich run: 40 characters at least
-        elif len(raw.rstrip(b"=")) < TOKEN_MIN:
-            continue  # a base run: 20 before its padding
-        lead = len(raw) - len(raw.lstrip(b"-_~/+"))
-        tok = raw[lead:].decode("ascii", "replace")
-        if looks_random(tok):
-            yield start + lead, end, tok
+        verdict = _token_verdict(data[start:end])
+        if verdict is not None:
+            yield start + verdict[0], end, verdict[1]
+
+
+@lru_cache(maxsize=8192)
+def _token_verdict(raw: bytes) -> tuple[int, str] | None:
+    """(where the key starts in raw, the key) when the candidate run raw reads as a key. Cached
+    on the bytes: a log repeats its long tokens (a host name on every line), and most runs are
+    settled here without decoding them again."""
+    if len(raw.translate(None, b"!@#$%^*()")) < len(raw):
+        if len(raw) < 2 * TOKEN_MIN:
+            return None  # a symbol-rich run: 40 characters at least
+    elif len(raw.rstrip(b"=")) < TOKEN_MIN:
+        return None  # a base run: 20 before its padding
+    lead = len(raw) - len(raw.lstrip(b"-_~/+"))
+    tok = raw[lead:].decode("ascii", "replace")
+    return (lead, tok) if looks_random(tok) else None
