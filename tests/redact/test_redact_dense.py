@@ -115,6 +115,35 @@ def test_addresses_found_with_arrays_match_the_pattern_on_random_text(seed):
     assert sorted(found) == py and len(py) > 500, (len(found), len(py))
 
 
+@pytest.mark.parametrize("pieces", [40, 400])
+def test_the_arrays_few_candidate_paths_match_the_pattern(pieces):
+    """Under 1,000 candidates the arrays read the octets with one regex call, and with few
+    candidates after a letter the version words with the pattern: on the same random text cut
+    into pieces (40: ~500 candidates a piece; 400: ~50), the arrays find what RE2 does."""
+    import random
+
+    from rlm.redact import ipv4
+
+    rnd = random.Random(5)
+    octets = [0, 1, 9, 10, 25, 99, 100, 127, 199, 249, 255, 256, 300, 1000, "01", "00", "2555"]
+    seps = [" ", "..", ".", "-", ":", "=", "a", "_", "/", " v ", " ver ", "~", "\n", ",", ".x",
+            " version: ", " Build=", "rev ", " firmware:= ", "xv ", "\tV\t", " v=:", "~ "]
+    chains = [".".join(str(rnd.choice(octets)) for _ in range(rnd.choice([3, 4, 4, 4, 5])))
+              for _ in range(20_000)]
+    text = "".join(c + rnd.choice(seps) for c in chains)
+    step = len(text) // pieces + 1
+    assert ipv4.OCTETS_BY_ARRAYS > 20_000 // pieces * 4 // 5  # the regex path is the one read
+    total = 0
+    for i in range(0, len(text), step):
+        nl = b"\n" + text[i:i + step].encode()
+        starts, ends = ipv4.spans(nl)
+        matched: list = []
+        dense.ipv4_matches(nl, matched)
+        assert list(zip(starts, ends)) == [(s + 1, e + 1) for s, e, _ in matched]
+        total += len(starts)
+    assert total > 500
+
+
 def _fast_ipv4(text: str) -> list:
     out: list = []
     dense.ipv4(b"\n" + text.encode(), out)
