@@ -117,6 +117,32 @@ def _probe(regex: str, opts):
         return None
 
 
+def led_matches(rule: Rule, data: bytes, a: int, b: int):
+    r"""What `matches(rule.rx, data, a, b)` gives for a rule that has a probe, found from its
+    probe's matches. Such a match is its lead (at most 50 bytes of `[\w.-]`) and then the
+    probe's leftmost match from where the search stands (any other start would need a probe
+    match further left), so the rule is matched from 50 bytes before each probe match: its
+    lead's DFA is what costs (generic-api-key on LogHub: 6.5 ms over its keyword windows,
+    its probe 2 ms)."""
+    import re2
+
+    probe, full, anchor = rule.probe._regexp, rule.rx._regexp, re2._Anchor.UNANCHORED
+    pos = a
+    while pos <= b:
+        s = probe.Match(anchor, data, pos, b)[0][0]
+        if s < 0:
+            return
+        groups = full.Match(anchor, data, max(pos, s - LEAD_MAX), b)
+        start, end = groups[0]
+        if start < 0:  # cannot be: the rule matches wherever its probe does
+            return
+        yield groups
+        pos = end if end > start else start + 1
+
+
+LEAD_MAX = 50  # bytes of _LEAD at most ([\w.-] is ASCII in RE2)
+
+
 class _Match:
     """The groups of one RE2 match, as the spans RE2's own Match gives them (the wrapper's
     finditer costs ~5 us a call in Python, and a prompt looks at a few dozen rules)."""
@@ -172,9 +198,9 @@ class RuleSet:
             else:
                 continue
             for a, b in spans:
-                if rule.probe is not None and rule.probe.search(data, a, b) is None:
-                    continue
-                for m in map(partial(_Match, data), matches(rule.rx, data, a, b)):
+                found = matches(rule.rx, data, a, b) if rule.probe is None else \
+                    led_matches(rule, data, a, b)
+                for m in map(partial(_Match, data), found):
                     hit = self._secret(rule, m, data)
                     if hit is not None:
                         yield hit
