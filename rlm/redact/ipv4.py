@@ -38,7 +38,10 @@ _WORD = _table(b"0123456789" + _LETTERS)
 _NOT_BEFORE = _table(b"0123456789." + _LETTERS)
 _VERSION_END = _table(b"nNrRvVdDeE")  # the last letter of a version word
 _SKIP = _table(b" \t:=")  # what may stand between a version word and its number
+_WORD_OR_SPACE = bytes(c if chr(c).isascii() and (chr(c).isalnum() or c == 0x5F) else 0x20
+                       for c in range(256)).lower()  # a word's bytes in lower case, else ' '
 _VERSION_WORDS = (b"version", b"ver", b"v", b"rev", b"revision", b"build", b"firmware")
+_VERSION_SET = frozenset(_VERSION_WORDS)
 
 
 def _starts(pad: np.ndarray, n: int) -> np.ndarray:
@@ -121,37 +124,39 @@ def _versions(pad: np.ndarray, s: np.ndarray, nl: bytes) -> np.ndarray:
     """Which of s follow a version word, as dense._VERSION_BEFORE reads the 24 bytes before:
     `\bversion`, `ver`, `v`, `rev`, `revision`, `build` or `firmware`, then spaces with at most
     one ':' or '=' among them; or a '~' right before."""
-    gap = np.zeros(len(s), np.int64)  # how many spaces, ':' and '=' right before
-    signs = np.zeros(len(s), np.int64)  # how many of them are ':' or '='
-    rows = np.arange(len(s))
-    for k in range(1, 25):  # rows still in a gap: few after the first byte or two
-        b = pad[np.maximum(s[rows] - k, 0)]
-        more = _SKIP[b] & (s[rows] - k > 0)
-        rows, b = rows[more], b[more]
-        if not len(rows):
-            break
-        gap[rows] += 1
-        signs[rows] += (b == 0x3A) | (b == 0x3D)
-    else:
-        gap[rows] = 24  # 24 bytes of gap: no word fits in the regex's view
+    k = np.arange(1, 25)
+    at = s[:, None] - k  # the 24 bytes before each, nearest first
+    before = pad[np.maximum(at, 0)]
+    skip = _SKIP[before] & (at > 0)
+    # how many spaces, ':' and '=' right before (24: no word fits in the regex's view), and
+    # how many of them are ':' or '='; all rows at once (a loop over the gap's bytes cost
+    # ~30 us a byte, and column-aligned logs have long gaps)
+    gap = np.where(skip.all(axis=1), 24, np.argmin(skip, axis=1))
+    signs = (((before == 0x3A) | (before == 0x3D)) & (k <= gap[:, None])).sum(axis=1)
     end = s - gap - 1  # the last byte of the word
     tilde = pad[np.maximum(s - 1, 0)] == 0x7E
-    maybe = np.flatnonzero(_VERSION_END[pad[end]] & (gap < 24))
-    if len(maybe) <= 64:  # few or no letters that end a version word: the common case; the
-        # pattern reads those (numpy's word checks below cost ~200 us whatever their length)
-        from rlm.redact.dense import _VERSION_BEFORE
-
-        for i in maybe.tolist():
-            tilde[i] |= _VERSION_BEFORE.search(nl, max(0, int(s[i]) - 24), int(s[i])) is not None
+    maybe = np.flatnonzero(_VERSION_END[pad[end]] & (gap < 24) & (signs <= 1))
+    if not len(maybe):
+        return tilde  # no letter that ends a version word: the common case
+    if len(maybe) <= 400:  # a few: in Python, ~1 us a row (the array checks below cost
+        # ~500 us whatever their length: ~45 operations). The word is the run of word
+        # characters that ends there, read from its last 9 bytes.
+        words = [nl[max(0, e - 8):e + 1].translate(_WORD_OR_SPACE).rsplit(b" ", 1)[-1]
+                 for e in end[maybe].tolist()]
+        hit = [i for i, g, w in zip(maybe.tolist(), gap[maybe].tolist(), words)
+               if w in _VERSION_SET and g + len(w) <= 24]
+        tilde[hit] = True
         return tilde
-    word = np.zeros(len(s), bool)
+    g, e = gap[maybe], end[maybe]
+    word = np.zeros(len(maybe), bool)
     for w in _VERSION_WORDS:
         n = len(w)
-        hit = (gap + n <= 24) & (end - n >= 0) & ~_WORD[pad[np.maximum(end - n, 0)]]
+        hit = (g + n <= 24) & (e - n >= 0) & ~_WORD[pad[np.maximum(e - n, 0)]]
         for j, ch in enumerate(w):
-            hit &= (pad[np.maximum(end - n + 1 + j, 0)] | 0x20) == ch  # ASCII, any case
+            hit &= (pad[np.maximum(e - n + 1 + j, 0)] | 0x20) == ch  # ASCII, any case
         word |= hit
-    return (word & (signs <= 1)) | tilde
+    tilde[maybe[word]] = True
+    return tilde
 
 
 def spans(nl: bytes) -> tuple[list[int], list[int]]:

@@ -116,10 +116,10 @@ def test_addresses_found_with_arrays_match_the_pattern_on_random_text(seed):
 
 
 @pytest.mark.parametrize("pieces", [40, 400])
-def test_the_arrays_few_candidate_paths_match_the_pattern(pieces):
-    """Under 1,000 candidates the arrays read the octets with one regex call, and with few
-    candidates after a letter the version words with the pattern: on the same random text cut
-    into pieces (40: ~500 candidates a piece; 400: ~50), the arrays find what RE2 does."""
+def test_the_arrays_few_candidate_path_matches_the_pattern(pieces):
+    """Under 1,000 candidates the arrays read the octets with one regex call: on the same random
+    text cut into pieces (40: ~500 candidates a piece; 400: ~50), the arrays find what RE2
+    does."""
     import random
 
     from rlm.redact import ipv4
