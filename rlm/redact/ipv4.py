@@ -124,15 +124,24 @@ def _versions(pad: np.ndarray, s: np.ndarray, nl: bytes) -> np.ndarray:
     """Which of s follow a version word, as dense._VERSION_BEFORE reads the 24 bytes before:
     `\bversion`, `ver`, `v`, `rev`, `revision`, `build` or `firmware`, then spaces with at most
     one ':' or '=' among them; or a '~' right before."""
-    k = np.arange(1, 25)
-    at = s[:, None] - k  # the 24 bytes before each, nearest first
-    before = pad[np.maximum(at, 0)]
-    skip = _SKIP[before] & (at > 0)
-    # how many spaces, ':' and '=' right before (24: no word fits in the regex's view), and
-    # how many of them are ':' or '='; all rows at once (a loop over the gap's bytes cost
-    # ~30 us a byte, and column-aligned logs have long gaps)
-    gap = np.where(skip.all(axis=1), 24, np.argmin(skip, axis=1))
-    signs = (((before == 0x3A) | (before == 0x3D)) & (k <= gap[:, None])).sum(axis=1)
+    gap = np.zeros(len(s), np.int64)  # how many spaces, ':' and '=' right before
+    signs = np.zeros(len(s), np.int64)  # how many of them are ':' or '='
+    rows = np.arange(len(s))
+    for k in (1, 2):  # most gaps are a byte or two: rows still in one, over all rows
+        b = pad[np.maximum(s[rows] - k, 0)]
+        more = _SKIP[b] & (s[rows] - k > 0)
+        rows, b = rows[more], b[more]
+        gap[rows] += 1
+        signs[rows] += (b == 0x3A) | (b == 0x3D)
+    if len(rows):  # longer gaps (column-aligned logs): the rest of the 24 bytes at once (a
+        # loop over them cost ~30 us a byte); 24 bytes of gap: no word fits in the view
+        k = np.arange(3, 25)
+        at = s[rows][:, None] - k
+        before = pad[np.maximum(at, 0)]
+        skip = _SKIP[before] & (at > 0)
+        more = np.where(skip.all(axis=1), 22, np.argmin(skip, axis=1))
+        gap[rows] += more
+        signs[rows] += (((before == 0x3A) | (before == 0x3D)) & (k - 2 <= more[:, None])).sum(axis=1)
     end = s - gap - 1  # the last byte of the word
     tilde = pad[np.maximum(s - 1, 0)] == 0x7E
     maybe = np.flatnonzero(_VERSION_END[pad[end]] & (gap < 24) & (signs <= 1))
