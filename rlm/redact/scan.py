@@ -77,7 +77,6 @@ def shannon(s: str) -> float:
     return -sum(c / n * math.log2(c / n) for c in Counter(s).values()) if n else 0.0
 
 
-@lru_cache(maxsize=4096)
 def looks_random(tok: str) -> bool:
     """A long token that reads as a key, not an id. Base64/base62 keys mix upper and lower case
     with digits, change character class at about 6 characters in 10, and come close to the
@@ -107,16 +106,18 @@ def looks_random(tok: str) -> bool:
 def entropy_hits(data: bytes):
     """(start, end, value) in bytes of the random-looking tokens in data."""
     for start, end in spans(_token_rx(), data):
-        verdict = _token_verdict(data[start:end])
+        raw = data[start:end]
+        verdict = _token_verdict(raw) if len(raw) <= CACHED_MAX else _verdict(raw)
         if verdict is not None:
             yield start + verdict[0], end, verdict[1]
 
 
-@lru_cache(maxsize=8192)
-def _token_verdict(raw: bytes) -> tuple[int, str] | None:
-    """(where the key starts in raw, the key) when the candidate run raw reads as a key. Cached
-    on the bytes: a log repeats its long tokens (a host name on every line), and most runs are
-    settled here without decoding them again."""
+CACHED_MAX = 256  # bytes of a candidate whose verdict is remembered (8,192 of them: 2 MB at
+# most; a base64 blob of any length is one candidate)
+
+
+def _verdict(raw: bytes) -> tuple[int, str] | None:
+    """(where the key starts in raw, the key) when the candidate run raw reads as a key."""
     if len(raw.translate(None, b"!@#$%^*()")) < len(raw):
         if len(raw) < 2 * TOKEN_MIN:
             return None  # a symbol-rich run: 40 characters at least
@@ -125,3 +126,8 @@ def _token_verdict(raw: bytes) -> tuple[int, str] | None:
     lead = len(raw) - len(raw.lstrip(b"-_~/+"))
     tok = raw[lead:].decode("ascii", "replace")
     return (lead, tok) if looks_random(tok) else None
+
+
+# cached on the bytes: a log repeats its long tokens (a host name on every line), and most
+# runs are settled without decoding them again
+_token_verdict = lru_cache(maxsize=8192)(_verdict)

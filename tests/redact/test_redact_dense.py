@@ -151,3 +151,22 @@ def _fast_ipv4(text: str) -> list:
     dense.ipv4_matches(b"\n" + text.encode(), matched)
     assert out == matched  # array operations and one RE2 match per address agree
     return out
+
+
+def test_entropy_verdicts_are_remembered_for_short_candidates_only():
+    """A log repeats its tokens, so verdicts are cached on the candidate's bytes; a base64 blob
+    is one candidate of any length, so only candidates up to CACHED_MAX bytes are kept (the
+    cache's memory stays bounded), and the blob is still found."""
+    import random
+
+    from rlm.redact import scan
+
+    rnd = random.Random(3)
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+    key = "".join(rnd.choice(alphabet) for _ in range(40))
+    blob = "".join(rnd.choice(alphabet) for _ in range(200_000))
+    scan._token_verdict.cache_clear()
+    found = [v for _, _, v in scan.entropy_hits(f"k {key} and {key}\nblob {blob}\n".encode())]
+    assert found == [key, key, blob]
+    info = scan._token_verdict.cache_info()
+    assert (info.currsize, info.hits) == (1, 1)  # the key once, then remembered; not the blob
