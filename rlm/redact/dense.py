@@ -95,26 +95,31 @@ def after_ok(data: bytes, e: int, *, dot_digit: bool = False, dash: bool = False
 
 def ipv4(nl: bytes, out: list, kind: str = "IP") -> None:
     """_IPV4 less loopback, 0.0.0.0 and versions, appended to `out` as (start, end, kind) in
-    the text's bytes (nl: the text with a newline in front). A text with many dots goes
-    through array operations (rlm.redact.ipv4: one RE2 match per address costs ~2 µs, and an
-    sshd log has 40,000 of them in 2 MB); a short one through RE2, which has no fixed cost."""
-    dots = nl.count(b".") if len(nl) < ARRAYS_ALWAYS else ARRAYS_FROM
-    if dots >= ARRAYS_FROM or (dots >= 400 and dots * 25 >= len(nl)):
-        from rlm.redact.ipv4 import spans as ipv4_spans
+    the text's bytes (nl: the text with a newline in front). One RE2 match per address costs
+    ~2 us, and an sshd log has 40,000 of them in 2 MB: a large text goes through array
+    operations (rlm.redact.ipv4.spans), a prompt through one Hyperscan pass where it is
+    installed (rlm.redact.ipv4.scanned: no fixed cost to speak of), else through arrays when
+    its dots are many, else RE2."""
+    from rlm.redact import ipv4 as by_arrays
 
-        starts, ends = ipv4_spans(nl)
-        out.extend(zip([s - 1 for s in starts], [e - 1 for e in ends], [kind] * len(starts)))
-    else:
-        ipv4_matches(nl, out, kind)
+    found = None if len(nl) >= ARRAYS_ALWAYS else by_arrays.scanned(nl)
+    if found is None:
+        dots = nl.count(b".") if len(nl) < ARRAYS_ALWAYS else ARRAYS_FROM
+        if dots < ARRAYS_FROM and (dots < 400 or dots * 25 < len(nl)):
+            ipv4_matches(nl, out, kind)
+            return
+        found = by_arrays.spans(nl)
+    starts, ends = found
+    out.extend(zip([s - 1 for s in starts], [e - 1 for e in ends], [kind] * len(starts)))
 
 
-# dots in a text from which arrays are cheaper whatever the text, or from 400 when they are
-# one byte in 25 (addresses on every line); measured on LogHub and an sshd log with two
-# addresses a line, in prompts of 1 to 32 KB
+# without Hyperscan: dots in a text from which arrays are cheaper than RE2 whatever the text,
+# or from 400 when they are one byte in 25 (addresses on every line); measured on LogHub and
+# an sshd log with two addresses a line, in prompts of 1 to 32 KB
 ARRAYS_FROM = 4_000
-# bytes from which arrays are cheaper whatever the dots (their fixed cost is ~50 us a call
-# since the octets are read with arrays too; RE2 takes ~2 ns a byte): counting the dots of a
-# large text would be a pass of its own. LogHub, 32 KB: 0.05-0.09 ms against RE2's 0.06-0.07
+# bytes from which arrays are cheaper than anything else (Hyperscan's reports cost ~1 us each
+# to read back: on 40,000 addresses in 2.3 MB, 30-45 ms against the arrays' 22-26; equal on
+# LogHub's 4.4 MB), and counting the dots first would be a pass of its own
 ARRAYS_ALWAYS = 1_000_000
 
 
@@ -132,14 +137,18 @@ def ipv4_matches(nl: bytes, out: list, kind: str = "IP") -> None:
         pos, s = e, s + 1
         if e < n and (nl[e] in word or (nl[e] == 0x2E and e + 1 < n and nl[e + 1] in digits)):
             continue
-        if nl.startswith(b"127.", s) or nl[s:e] == b"0.0.0.0":
-            continue
-        i = s - 1  # past spaces, ':' and '=': could a version word end here?
-        while i > 0 and nl[i] in b" \t:=":
-            i -= 1
-        if nl[i] in b"nNrRvVdDeE~" and _VERSION_BEFORE.search(nl, max(0, s - 24), s):
-            continue
-        append((s - 1, e - 1, kind))
+        if kept(nl, s, e):
+            append((s - 1, e - 1, kind))
+
+
+def kept(nl: bytes, s: int, e: int) -> bool:
+    """The address nl[s:e] is neither loopback, 0.0.0.0, nor a version."""
+    if nl.startswith(b"127.", s) or nl[s:e] == b"0.0.0.0":
+        return False
+    i = s - 1  # past spaces, ':' and '=': could a version word end here?
+    while i > 0 and nl[i] in b" \t:=":
+        i -= 1
+    return not (nl[i] in b"nNrRvVdDeE~" and _VERSION_BEFORE.search(nl, max(0, s - 24), s))
 
 
 def ipv6(data: bytes, ok: Callable[[str], bool], start: int = 0, end: int | None = None

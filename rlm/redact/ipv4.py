@@ -1,4 +1,11 @@
-"""IPv4 addresses found with array operations (numpy) instead of one regex match per address.
+"""IPv4 addresses found by one Hyperscan pass, or with array operations (numpy), instead of one
+regex match per address.
+
+With Hyperscan (`scanned`): its pattern is an address with the byte before and the byte or two
+after that _IPV4's look-arounds read, so it reports each address once and only whole ones;
+where each starts and ends is read back from the report's end, and loopback, 0.0.0.0 and
+versions are left out as below. LogHub's 16 logs: 8-11 ms against the arrays' 14-27; in 32 KB
+prompts 5-11 ms against 36-56 (no fixed cost to speak of). Without Hyperscan, the arrays:
 
 Any regex engine called from Python costs about 2 µs per match; a log with two addresses a line
 has 40,000 of them in 2 MB, so matching alone held redaction near 10 MB/s. Here every step is
@@ -20,6 +27,8 @@ logs and on random text made of digits, dots and separators.
 from __future__ import annotations
 
 import re
+import threading
+from functools import lru_cache
 
 import numpy as np
 
@@ -176,5 +185,74 @@ def spans(nl: bytes) -> tuple[list[int], list[int]]:
         return [], []
     e = _ends(pad, s)
     s, e = s[e >= 0], e[e >= 0]
+    keep = ~_versions(pad, s, nl)
+    return s[keep].tolist(), e[keep].tolist()
+
+
+# an address (_IPV4's octets), the byte before it that `(?<![\w.])` allows, and after it what
+# `(?![\w]|\.\d)` allows: one byte that is no word character nor '.', or '.' and a byte that
+# is no digit, or the end (a '.' before it or not)
+_SCANNED = (rb"[^0-9A-Za-z_.]" + OCTET + rb"(?:\." + OCTET + rb"){3}"
+            rb"(?:[^0-9A-Za-z_.]|\.[^0-9]|\.?$)")
+_DIGIT_OR_DOT = _table(b"0123456789.")
+_ADDRESS_OR_SPACE = bytes(c if c in b"0123456789." else 0x20 for c in range(256))
+_DIGITS = frozenset(b"0123456789")
+_local = threading.local()  # a Hyperscan scratch space is one thread's
+ONE_BY_ONE = 150  # reports read in Python below this: ~2 us each, the arrays ~200 us and ~1 us each
+
+
+@lru_cache(maxsize=1)
+def _database():
+    """The pattern as a Hyperscan database, or None where the package is missing (or cannot
+    compile it)."""
+    try:
+        import hyperscan
+
+        db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+        db.compile(expressions=[_SCANNED], ids=[0], elements=1, flags=0)
+        return db
+    except Exception:  # noqa: BLE001 - ImportError, or a build that cannot compile it
+        return None
+
+
+def scanned(nl: bytes) -> tuple[list[int], list[int]] | None:
+    """(starts, ends) in nl of its IPv4 addresses, less loopback, 0.0.0.0 and versions, by one
+    Hyperscan pass; None without Hyperscan."""
+    db = _database()
+    if db is None or len(nl) >= 1 << 31:  # a block scan takes an unsigned int's length
+        return None
+    scratch = getattr(_local, "scratch", None)
+    if scratch is None:
+        import hyperscan
+
+        scratch = _local.scratch = hyperscan.Scratch(db)
+    reports: list[int] = []
+    add = reports.append
+    db.scan(nl, match_event_handler=lambda _id, _from, to, _flags, _ctx: add(to),
+            scratch=scratch)
+    if len(reports) < ONE_BY_ONE:
+        from rlm.redact.dense import kept
+
+        starts, ends = [], []
+        for to in reports:
+            e = to if nl[to - 1] in _DIGITS else to - 1 if nl[to - 2] in _DIGITS else to - 2
+            # the address is the run of digits and dots that ends there
+            address = nl[max(0, e - 16):e].translate(_ADDRESS_OR_SPACE).rsplit(b" ", 1)[-1]
+            if kept(nl, e - len(address), e):
+                starts.append(e - len(address))
+                ends.append(e)
+        return starts, ends
+    pad = np.frombuffer(nl + b"\0" * _W, np.uint8)
+    to = np.array(reports, np.int64)
+    e = np.where(_DIGIT[pad[to - 1]], to, np.where(_DIGIT[pad[to - 2]], to - 1, to - 2))
+    # the start: after the last byte before the end that is no digit nor '.' (an address is
+    # at most 15 bytes; nl starts with a newline)
+    before = pad[np.maximum(e[:, None] - np.arange(16, 0, -1), 0)]
+    s = e - np.argmax(~_DIGIT_OR_DOT[before][:, ::-1], axis=1)
+    win = pad[s[:, None] + np.arange(8)]
+    keep = ~((win[:, 0] == 49) & (win[:, 1] == 50) & (win[:, 2] == 55) & (win[:, 3] == 46))
+    keep &= ~((e - s == 7) & (win[:, 0] == 48) & (win[:, 2] == 48) & (win[:, 4] == 48)
+              & (win[:, 6] == 48))  # 0.0.0.0
+    s, e = s[keep], e[keep]
     keep = ~_versions(pad, s, nl)
     return s[keep].tolist(), e[keep].tolist()

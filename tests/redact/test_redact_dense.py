@@ -115,7 +115,7 @@ def test_addresses_found_with_arrays_match_the_pattern_on_random_text(seed):
     assert sorted(found) == py and len(py) > 500, (len(found), len(py))
 
 
-@pytest.mark.parametrize("pieces", [40, 400])
+@pytest.mark.parametrize("pieces", [40, 400, 2000])
 def test_the_arrays_few_candidate_path_matches_the_pattern(pieces):
     """Under 1,000 candidates the arrays read the octets with one regex call: on the same random
     text cut into pieces (40: ~500 candidates a piece; 400: ~50), the arrays find what RE2
@@ -140,16 +140,25 @@ def test_the_arrays_few_candidate_path_matches_the_pattern(pieces):
         matched: list = []
         dense.ipv4_matches(nl, matched)
         assert list(zip(starts, ends)) == [(s + 1, e + 1) for s, e, _ in matched]
+        if ipv4.scanned(nl) is not None:  # Hyperscan's reports, read one by one under 150
+            assert list(zip(*ipv4.scanned(nl))) == list(zip(starts, ends))
         total += len(starts)
     assert total > 500
 
 
 def _fast_ipv4(text: str) -> list:
+    from rlm.redact import ipv4
+
+    nl = b"\n" + text.encode()
     out: list = []
-    dense.ipv4(b"\n" + text.encode(), out)
+    dense.ipv4(nl, out)
     matched: list = []
-    dense.ipv4_matches(b"\n" + text.encode(), matched)
-    assert out == matched  # array operations and one RE2 match per address agree
+    dense.ipv4_matches(nl, matched)
+    assert out == matched  # the path taken (Hyperscan where installed) and RE2 agree
+    shifted = [(s + 1, e + 1) for s, e, _ in matched]
+    assert list(zip(*ipv4.spans(nl))) == shifted  # array operations
+    if ipv4.scanned(nl) is not None:
+        assert list(zip(*ipv4.scanned(nl))) == shifted  # one Hyperscan pass
     return out
 
 
@@ -170,3 +179,28 @@ def test_entropy_verdicts_are_remembered_for_short_candidates_only():
     assert found == [key, key, blob]
     info = scan._token_verdict.cache_info()
     assert (info.currsize, info.hits) == (1, 1)  # the key once, then remembered; not the blob
+
+
+def test_without_hyperscan_addresses_are_found_the_same(monkeypatch):
+    """Where the hyperscan wheel is missing, a prompt's addresses are found by arrays or RE2
+    (by its dots), and agree with what the Hyperscan pass finds."""
+    import random
+
+    from rlm.redact import ipv4
+
+    rnd = random.Random(9)
+    lines = [f"from {rnd.randrange(1, 255)}.{rnd.randrange(256)}.{rnd.randrange(256)}."
+             f"{rnd.randrange(256)} port {rnd.randrange(65536)} v 1.2.3.4 ~ 127.0.0.{i % 9}"
+             for i in range(3_000)]
+    texts = [b"\n" + "\n".join(lines[:n]).encode() for n in (3, 60, 3_000)]  # RE2, arrays
+    with_hs = []
+    for nl in texts:
+        out: list = []
+        dense.ipv4(nl, out)
+        with_hs.append(out)
+    monkeypatch.setattr(ipv4, "_database", lambda: None)
+    for nl, expected in zip(texts, with_hs):
+        assert ipv4.scanned(nl) is None
+        out = []
+        dense.ipv4(nl, out)
+        assert out == expected and len(out) >= len(nl) // 60
