@@ -36,9 +36,6 @@ PATTERNS = {  # each consumes the byte before its value, except ipv6 (a whole ru
 _WORD = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
 _DIGITS = frozenset(b"0123456789")
 _IPV6_WHOLE = re.compile(r"(?:[0-9A-Fa-f]{0,4}:){2,7}(?:[0-9A-Fa-f]{1,4}|:)?")
-# what right before an IPv4-shaped value makes it a version, not an address
-_VERSION_BEFORE = re.compile(rb"(?i)(?:\b(?:version|ver|v|rev|revision|build|firmware)\s*[:=]?\s*"
-                             rb"|~)$")  # not 'release' (a DHCP release names an address)
 
 
 def re2_bytes(pattern: bytes, latin1: bool = False):
@@ -128,6 +125,8 @@ def ipv4_matches(nl: bytes, out: list, kind: str = "IP") -> None:
     inside the value: every position there follows a digit or a dot."""
     import re2
 
+    from rlm.redact.ipv4 import kept
+
     raw, anchor, pos, n = compiled("ipv4")._regexp, re2._Anchor.UNANCHORED, 0, len(nl)
     match, word, digits, append = raw.Match, _WORD, _DIGITS, out.append
     while True:
@@ -139,16 +138,6 @@ def ipv4_matches(nl: bytes, out: list, kind: str = "IP") -> None:
             continue
         if kept(nl, s, e):
             append((s - 1, e - 1, kind))
-
-
-def kept(nl: bytes, s: int, e: int) -> bool:
-    """The address nl[s:e] is neither loopback, 0.0.0.0, nor a version."""
-    if nl.startswith(b"127.", s) or nl[s:e] == b"0.0.0.0":
-        return False
-    i = s - 1  # past spaces, ':' and '=': could a version word end here?
-    while i > 0 and nl[i] in b" \t:=":
-        i -= 1
-    return not (nl[i] in b"nNrRvVdDeE~" and _VERSION_BEFORE.search(nl, max(0, s - 24), s))
 
 
 def ipv6(data: bytes, ok: Callable[[str], bool], start: int = 0, end: int | None = None

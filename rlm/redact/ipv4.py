@@ -68,7 +68,8 @@ def _starts(pad: np.ndarray, n: int) -> np.ndarray:
     return s[~(d2 & d3 & d4) & ~_NOT_BEFORE[raw[s - 1]]]
 
 
-# rlm.redact.dense's OCTET (written again: dense imports this module)
+# rlm.redact.dense's OCTET (written again: dense imports this module when it runs, not when it
+# is imported: numpy)
 OCTET = rb"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
 # one candidate a line: the address at its start (what _IPV4 takes there), else nothing
 _AT_START = re.compile(rb"^(?:(" + OCTET + rb"(?:\." + OCTET + rb"){3})(?![0-9A-Za-z_]|\.[0-9]))?"
@@ -130,7 +131,7 @@ def _ends_by_arrays(pad: np.ndarray, s: np.ndarray) -> np.ndarray:
 
 
 def _versions(pad: np.ndarray, s: np.ndarray, nl: bytes) -> np.ndarray:
-    """Which of s follow a version word, as dense._VERSION_BEFORE reads the 24 bytes before:
+    """Which of s follow a version word, as VERSION_BEFORE reads the 24 bytes before:
     `\bversion`, `ver`, `v`, `rev`, `revision`, `build` or `firmware`, then spaces with at most
     one ':' or '=' among them; or a '~' right before."""
     gap = np.zeros(len(s), np.int64)  # how many spaces, ':' and '=' right before
@@ -231,8 +232,6 @@ def scanned(nl: bytes) -> tuple[list[int], list[int]] | None:
     db.scan(nl, match_event_handler=lambda _id, _from, to, _flags, _ctx: add(to),
             scratch=scratch)
     if len(reports) < ONE_BY_ONE:
-        from rlm.redact.dense import kept
-
         starts, ends = [], []
         for to in reports:
             e = to if nl[to - 1] in _DIGITS else to - 1 if nl[to - 2] in _DIGITS else to - 2
@@ -256,3 +255,18 @@ def scanned(nl: bytes) -> tuple[list[int], list[int]] | None:
     s, e = s[keep], e[keep]
     keep = ~_versions(pad, s, nl)
     return s[keep].tolist(), e[keep].tolist()
+
+
+# what right before an IPv4-shaped value makes it a version, not an address
+VERSION_BEFORE = re.compile(rb"(?i)(?:\b(?:version|ver|v|rev|revision|build|firmware)\s*[:=]?\s*"
+                            rb"|~)$")  # not 'release' (a DHCP release names an address)
+
+
+def kept(nl: bytes, s: int, e: int) -> bool:
+    """The address nl[s:e] is neither loopback, 0.0.0.0, nor a version."""
+    if nl.startswith(b"127.", s) or nl[s:e] == b"0.0.0.0":
+        return False
+    i = s - 1  # past spaces, ':' and '=': could a version word end here?
+    while i > 0 and nl[i] in b" \t:=":
+        i -= 1
+    return not (nl[i] in b"nNrRvVdDeE~" and VERSION_BEFORE.search(nl, max(0, s - 24), s))

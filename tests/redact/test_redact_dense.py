@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from rlm.redact import dense
+from rlm.redact import dense, ipv4
 from rlm.redact import detect as D
 
 LOGS = sorted((Path(__file__).resolve().parents[2] / "evals" / "data" / "loghub").glob("*.log"))
@@ -25,7 +25,7 @@ def _python(text: str) -> set[tuple[int, int, str]]:
     """What the Python patterns find, checks applied as rlm.redact.detect applies them."""
     out = {(m.start(), m.end(), "IP") for m in D._IPV4.finditer(text)
            if not m.group().startswith("127.") and m.group() != "0.0.0.0"
-           and not dense._VERSION_BEFORE.search(text[max(0, m.start() - 24):m.start()]
+           and not ipv4.VERSION_BEFORE.search(text[max(0, m.start() - 24):m.start()]
                                                 .encode())}
     out |= {(m.start(), m.end(), "IP6") for m in D._IPV6.finditer(text) if D._ipv6_ok(m.group())}
     out |= {(m.start(), m.end(), "EMAIL") for m in D._EMAIL.finditer(text)}
