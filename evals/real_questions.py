@@ -55,6 +55,10 @@ CASES = [
          count_of(r"POSSIBLE BREAK-IN ATTEMPT")),
     Case("OpenSSH", "how many connections were closed?", "count",
          count_of(r"Connection closed", re.I)),
+    # sshd writes no word "login": a failed login is a "Failed password" or "Failed none" line
+    # (and pam's "authentication failure" line for the same attempt); 'login' once read as
+    # the user field counted 525 lines holding `fail` and `user`, with exit 0
+    Case("OpenSSH", "how many failed logins?", "count", count_of(r"Failed (?:password|none) ")),
     Case("HDFS", "how many exceptions while serving blocks?", "count",
          count_of(r"Got exception while serving")),
     Case("HDFS", "how many warnings?", "count", count_of(r"^\d+ \d+ \d+ WARN ")),
