@@ -8,11 +8,12 @@
    personal data expected), and the secrets found in the 16 LogHub 2k logs (`--loghub DIR`,
    default ../shared/loghub): block ids, hex ids, UUIDs, paths must survive. IP addresses there
    are personal data and are counted apart.
-3. Speed: MB/s of `detect` (CPU time of this process, best of 3, and wall clock) on the LogHub
+3. Speed: MB/s of `detect` (CPU time of this process, best of 7 rounds in which every contender
+   runs once in turn, and wall clock) on the LogHub
    logs and on the log and transcript fixtures, and of a run's Redactor over the same text cut
    into 4 KB and 32 KB prompts (the fixed cost of each call counts there), next to one pass of a single compiled regex
    (`re.findall(r"\\d+")`) over the same text in the same run (the machine's reference), and the
-   detectors before on the same text: the one at `--previous REV` (default: session 3's end), whole
+   detectors before on the same text: the one at `--previous REV` (default: session 4's end), whole
    and over 4 KB prompts, and the one before
    issue 21 (`--before REV`, when detect-secrets is installed).
 
@@ -144,41 +145,55 @@ def previous_module(rev: str):
     return mod
 
 
-def _cpu(fn, text: str, runs: int = 3) -> tuple[float, float]:
-    """(best CPU seconds, best wall seconds) of fn(text) over `runs` runs: on a loaded machine
-    the CPU time of this process moves less than the wall clock."""
-    cpu = wall = float("inf")
+RUNS = 7  # rounds; each times every contender once, in turn, and keeps its best
+
+
+def _interleaved(fns: dict, text: str, runs: int = RUNS) -> dict[str, tuple[float, float]]:
+    """name -> (best CPU seconds, best wall seconds) of fn(text). The contenders run in turn,
+    round after round, so that the machine's drift (this one's CPU time moves 20-40% between
+    minutes) falls on all of them alike; on a loaded machine the CPU time of this process moves
+    less than the wall clock."""
+    best = {k: (float("inf"), float("inf")) for k in fns}
     for _ in range(runs):
-        c, w = time.process_time(), time.perf_counter()
-        fn(text)
-        cpu, wall = min(cpu, time.process_time() - c), min(wall, time.perf_counter() - w)
-    return cpu, wall
+        for k, fn in fns.items():
+            c, w = time.process_time(), time.perf_counter()
+            fn(text)
+            c, w = time.process_time() - c, time.perf_counter() - w
+            best[k] = (min(best[k][0], c), min(best[k][1], w))
+    return best
 
 
 def speed(text: str, label: str, before, previous) -> None:
     """MB/s of detect (CPU and wall) next to one `re.findall(r"\\d+")` pass over the same text,
     and to the detectors before, in the same run."""
     mb = len(text.encode()) / 1e6
-    det_c, det_w = _cpu(detect, text)
-    ref_c, ref_w = _cpu(lambda t: re.findall(r"\d+", t), text)
     chunks = {size: _chunks(text, size) for size in CHUNKS}
-    run_c = {size: _cpu(lambda t, c=c: _redact_run(c), text)[0] for size, c in chunks.items()}
+    fns = {"detect": detect, "ref": lambda t: re.findall(r"\d+", t)}
+    for size, c in chunks.items():
+        fns[size] = lambda t, c=c: _redact_run(c)
+    if previous is not None:
+        small = chunks[CHUNKS[0]]
+        fns["prev"] = previous.detect
+        fns["prev_run"] = lambda t: _redact_run(small, previous.Redactor)
+    best = _interleaved(fns, text)
+    (det_c, det_w), ref_c = best["detect"], best["ref"][0]
+    run_c = {size: best[size][0] for size in CHUNKS}
     line = (f"   {label}: {mb:.1f} MB; detect {mb / det_c:.1f} MB/s CPU ({mb / det_w:.1f} wall); "
             f"one regex pass (\\d+) {mb / ref_c:.1f} MB/s CPU; detect takes {det_c / ref_c:.2f}x "
             f"the regex pass; a run's Redactor over chunks of "
             + ", ".join(f"{size // 1000} KB {mb / c:.1f} MB/s ({c / ref_c:.2f}x)"
                         for size, c in run_c.items()))
     if previous is not None:
-        prev_c, _ = _cpu(previous.detect, text, runs=2)
-        line += f"; the detector at --previous {mb / prev_c:.1f} MB/s CPU ({prev_c / det_c:.2f}x the time)"
-        small = chunks[CHUNKS[0]]
-        prev_r, _ = _cpu(lambda t: _redact_run(small, previous.Redactor), text, runs=2)
-        line += (f", its Redactor over {CHUNKS[0] // 1000} KB prompts {mb / prev_r:.1f} MB/s "
-                 f"({prev_r / run_c[CHUNKS[0]]:.2f}x the time)")
+        prev_c, prev_r = best["prev"][0], best["prev_run"][0]
+        line += (f"; the detector at --previous {mb / prev_c:.1f} MB/s CPU ({prev_c / det_c:.2f}x "
+                 f"the time), its Redactor over {CHUNKS[0] // 1000} KB prompts "
+                 f"{mb / prev_r:.1f} MB/s ({prev_r / run_c[CHUNKS[0]]:.2f}x the time)")
     if before is not None:
-        old_c, _ = _cpu(before.detect, text, runs=1)
+        c = time.process_time()
+        before.detect(text)
+        old_c = time.process_time() - c
         line += f"; before issue 21 {mb / old_c:.2f} MB/s CPU ({old_c / det_c:.0f}x slower)"
-    print(line)
+    print(line, flush=True)
 
 
 CHUNKS = (4_000, 32_000)  # prompt sizes: a small model's window, a common one
@@ -238,9 +253,9 @@ def main() -> None:
     ap.add_argument("--lines", type=int, default=20_000)
     ap.add_argument("--loghub", default=str(ROOT.parent.parent / "shared" / "loghub"))
     ap.add_argument("--before", default="26a8144", help="git revision of the detector before")
-    ap.add_argument("--previous", default="e96eb2e",
+    ap.add_argument("--previous", default="83d352d",
                     help="git revision of a detector to time in the same run (default: the end of "
-                         "session 3, before the array and Hyperscan passes)")
+                         "session 4, before the Hyperscan IPv4 pass and the led rules)")
     a = ap.parse_args()
     print(f"machine load (1 min): {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     before = before_module(a.before) if a.before else None
