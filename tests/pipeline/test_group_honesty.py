@@ -62,3 +62,20 @@ def test_a_field_only_some_lines_hold_still_ranks(tmp_path):
     ids = Counter(m.group(1) for s in p.read_text().splitlines() if (m := rx.search(s)))
     (leader, n), = ids.most_common(1)
     assert code == 0 and f"**{leader}** had the most: **{n}**" in rep["answer"]
+
+
+def test_lines_that_name_no_value_are_a_row_of_their_own(tmp_path):
+    """Apache's error lines: 563 of 595 name no client. They were counted as one more "ip
+    value" and folded, unnamed, into "(23 more ip values)" under ten 1-line rows; now the
+    values are counted without them, and they are a row of their own and a sentence."""
+    code, rep, p = ask(tmp_path, "Apache", "how many errors per client?", "2k")
+    errors = [s for s in p.read_text().splitlines() if "[error]" in s]
+    clients = Counter(m.group(1) for s in errors
+                      if (m := re.search(r"\[client ([\d.]+)\]", s)))
+    nameless = len(errors) - sum(clients.values())
+    assert code == 0 and nameless == 563 and len(clients) == 32
+    answer = rep["answer"]
+    assert f"**{len(errors)}** error-level lines" in answer
+    assert f"in {len(clients)} ip values. {nameless} lines of them name no ip." in answer
+    assert re.search(rf"^\| \(no ip\) \| {nameless} \| \S+:2 \|$", answer, re.M)
+    assert f"| (22 more ip values) | {len(clients) - 10} | |" in answer

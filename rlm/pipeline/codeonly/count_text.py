@@ -35,14 +35,22 @@ def _scope(q, tally) -> str:
             "read or counted anything")
 
 
-def _table(label: str, rows: list[tuple[str, list]], total: int, noun: str) -> list[str]:
+def _table(label: str, rows: list[tuple[str, list]], total: int, noun: str,
+           nameless: list | None = None) -> list[str]:
+    """rows: (value, (lines, source, first line)), most first; `nameless`: the lines that name
+    no value, a row of its own after the values (never folded into "more"); `total`: the lines
+    of the value rows."""
     out = [f"| {label} | lines | first line |", "|---|---:|---|"]
     for k, (c, src, ln) in rows[:TOP]:
         cell = k.replace("|", "\\|")[:120]
         out.append(f"| `{cell}` | {c:,} | {_ref(src, ln)} |")
     if len(rows) > TOP:
+        out.append(f"| ({len(rows) - TOP:,} more {noun}s) | "
+                   f"{sum(c for _, (c, _, _) in rows[TOP:]):,} | |")
+    if nameless:
+        out.append(f"| (no {label}) | {nameless[0]:,} | {_ref(nameless[1], nameless[2])} |")
+    if len(rows) > TOP:
         rest = sum(c for _, (c, _, _) in rows[TOP:])
-        out.append(f"| ({len(rows) - TOP:,} more {noun}s) | {rest:,} | |")
         out.append("")
         out.append(f"{TOP} of {_n(len(rows), noun)} shown; the other {len(rows) - TOP:,} hold "
                    f"{rest:,} of the {total:,} lines (all of them are in the JSON report).")
@@ -130,11 +138,13 @@ def _grouped(q, what: str, tally) -> list[str]:
                 f"({_scope(q, tally)}): code cannot group them by it."]
     nameless = tally.groups.get(NONE, [0])[0]
     no_slot = (f" {_n(nameless, 'line')} of them name no {q.group_by}." if nameless else "")
+    named = [g for g in groups if g[0] != NONE]
     head = [_leaders(leaders, q.group_by, top_c, f"of the **{tally.total:,}** {what} "
                      f"({_scope(q, tally)})") + no_slot] if q.kind == "top" else [
         f"**{tally.total:,}** {what} ({_scope(q, tally)}), in "
-        f"{_n(len(groups), q.group_by + ' value')}."]
-    return head + ["", *_table(q.group_by, groups, tally.total, f"{q.group_by} value")]
+        f"{_n(len(named), q.group_by + ' value')}.{no_slot}"]
+    return head + ["", *_table(q.group_by, named, tally.total - nameless,
+                               f"{q.group_by} value", tally.groups.get(NONE))]
 
 
 def passing(q, tally) -> list[tuple[str, list]]:
@@ -179,7 +189,9 @@ def holds(q, tally, n_kinds: int) -> str:
     if n_kinds > 1:
         parts.append(f"in {_n(n_kinds, 'template')}")
     if q.group_by:
-        parts.append(f"in {_n(len(tally.groups), q.group_by + ' value')}")
+        nameless = tally.groups.get(NONE, [0])[0]
+        parts.append(f"in {_n(len(tally.groups) - (NONE in tally.groups), q.group_by + ' value')}"
+                     + (f" ({_n(nameless, 'line')} naming none)" if nameless else ""))
     cited = min(len(tally.groups), TOP) if q.group_by else len(tally.examples)
     return (f"The answer holds {' '.join(parts)}; {cited} of the {tally.total:,} lines are "
             "cited below (the first of each group, or the first lines); every matching line "
