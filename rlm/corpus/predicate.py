@@ -20,6 +20,11 @@ from rlm.prompts import recipe
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z-]*[A-Za-z]|[A-Za-z]")
 NEAREST = 3
+# lines of templates that hold all of the question's words but one, against the lines counted,
+# from which a loose match is not sure (Proxifier: "connections closed" held together by 3
+# "Proxy closed the connection" lines, and `close` alone by 947 "<host> close, <n> bytes sent")
+SHADOW = 10
+SHADOW_MIN = 20
 
 
 @lru_cache(maxsize=1)
@@ -99,6 +104,9 @@ class Match:
     # template text -> regexes its lines must match: the question's words that the template
     # holds only in a variable part (`startup packages <*>`: 25 of its 26 lines say configure)
     needs: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # when the rows hold the words only apart: the templates that hold all of them but one,
+    # SHADOW times the rows' lines or more (named; the count is then not sure)
+    shadow: list[Scored] = field(default_factory=list)
 
     @property
     def confident(self) -> bool:
@@ -167,6 +175,11 @@ def match(rows: list, words: list[str], example=None) -> Match:
     if not m.rows:
         partial.sort(key=lambda s: (-len(s.held), -s.row.count))
         m.nearest = partial[:NEAREST]
+    elif len(concepts) >= 2 and not any(s.phrase for s in m.rows):
+        near = [s for s in partial if len(s.held) == len(concepts) - 1]
+        lines = sum(s.row.count for s in near)
+        if lines >= max(SHADOW * m.total, SHADOW_MIN):
+            m.shadow = sorted(near, key=lambda s: -s.row.count)
     return m
 
 

@@ -79,3 +79,21 @@ def test_lines_that_name_no_value_are_a_row_of_their_own(tmp_path):
     assert f"in {len(clients)} ip values. {nameless} lines of them name no ip." in answer
     assert re.search(rf"^\| \(no ip\) \| {nameless} \| \S+:2 \|$", answer, re.M)
     assert f"| (22 more ip values) | {len(clients) - 10} | |" in answer
+
+
+def test_a_loose_match_with_many_lines_holding_all_words_but_one_is_not_sure(tmp_path):
+    """Proxifier: "how many connections were closed?" was answered 3, exit 0: the 3 lines
+    that say "Proxy closed the connection". 947 of its connections end as `<host> close,
+    <n> bytes sent` with no word "connection". Code cannot tell which the question means: not
+    sure (exit 3), both named. OpenSSH's `Connection closed by`, which holds the words as
+    the question writes them, is still counted as grep counts it."""
+    code, rep, p = ask(tmp_path, "Proxifier", "how many connections were closed?", "2k")
+    assert code == 3, rep["answer"][:500]
+    answer = rep["answer"]
+    assert answer.startswith("Not sure: the 3 lines counted below")
+    assert "`close, <*> bytes sent, <*> bytes received, lifetime <*>`" in answer
+    closes = sum(" close, " in s for s in p.read_text().splitlines())
+    assert closes == 947 and re.search(r"Not counted: 1,\d{3} lines of \d+ templates", answer)
+    code, rep, p = ask(tmp_path, "OpenSSH", "how many connections were closed?")
+    closed = sum("Connection closed by" in s for s in p.read_text().splitlines())
+    assert code == 0 and f"**{closed}**" in rep["answer"] and closed > 0

@@ -123,6 +123,18 @@ def apart_words(rows: list, how: str) -> str:
                         "Ask with their words to count them.")
 
 
+def shadowed(rows: list, concepts: list[str], total: int) -> str:
+    """The lines counted hold the question's words only apart, and many more lines hold all of
+    them but one: which the question means, code cannot tell."""
+    missing = {c for s, _ in rows for c in concepts if c not in s.held}
+    but = f"`{missing.pop()}`" if len(missing) == 1 else "one"
+    held = " + ".join(f"`{c}`" for c in concepts)
+    return (f"Not sure: the {_n(total, 'line')} counted below hold {held}, but not as the "
+            f"question writes them together. " + _not_counted(
+                rows, f"hold all of them but {but}",
+                "If those are what you mean, ask with their words."))
+
+
 def related(rel: list) -> str:
     """Templates that hold the question's meaning only through a synonym."""
     return _not_counted(rel, "match only by a synonym of the question's words",

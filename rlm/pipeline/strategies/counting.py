@@ -45,6 +45,7 @@ class Tally:
     nearest: list = field(default_factory=list)  # templates closest to an unmatched predicate
     related: list = field(default_factory=list)  # templates matched by synonym only: named
     apart: list = field(default_factory=list)  # templates holding the words only loosely: named
+    shadow: list = field(default_factory=list)  # many more lines hold all the words but one
     how: str = ""  # "phrase" / "words": the templates were kept for holding the question's
     said: str = ""  # words as it wrote them; `said` is what they hold
     component: dict[str, str] = field(default_factory=dict)  # template -> its main component
@@ -132,6 +133,7 @@ def _count_file(ctx: Context, src, tally: Tally) -> None:
         tally.nearest += [(s, src) for s in m.nearest]
         tally.related += [(s, src) for s in m.related]
         tally.apart += [(s, src) for s in m.apart]
+        tally.shadow += [(s, src) for s in m.shadow]
         if m.how and not tally.how:
             tally.how, tally.said = m.how, m.said
         tally.component.update({s.row.text: s.row.component for s in m.rows if s.row.component})
@@ -200,6 +202,11 @@ async def run(ctx: Context) -> Result:
         res.answer_parts.append(count_text.mixed(comps))
         res.cov.gaps.append("the matching templates come from different components: the total "
                             "may count one happening more than once")
+    if confident and tally.shadow and not q.unsure and not doubts:
+        n = sum(sc.row.count for sc, _ in tally.shadow)
+        res.answer_parts.append(count_text.shadowed(tally.shadow, concepts, tally.total))
+        res.cov.gaps.append(f"{n:,} lines hold all of the question's words but one, against "
+                            f"{tally.total:,} counted: the count may answer a narrower question")
     if q.unsure:
         res.answer_parts.append(count_text.unsure(q.unsure))
     elif doubts:
