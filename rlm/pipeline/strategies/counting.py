@@ -177,36 +177,7 @@ async def run(ctx: Context) -> Result:
     res.reasons.append(f"a counting question about a log: code counts {q.predicate_words()}"
                        f"{' per ' + q.group_by if q.group_by else ''}, {q.scope(tally.files)}, "
                        "over every line; the numbers come from code, never a model")
-    if confident and q.group_by and tally.total and set(tally.groups) == {"(none)"}:
-        res.cov.gaps.append(f"none of the {tally.total:,} matching lines names a {q.group_by}: "
-                            "code cannot group them")
-    elif (confident and q.group_by in _HEADER_SLOTS
-          and 2 * tally.groups.get("(none)", [0])[0] > tally.total):
-        # a field of every line's header (HealthApp's `|Step_LSC|`) that code does not read
-        # in this log, so most lines name none: the leader of the few that do is not the log's
-        # (an ip, a user, an instance is on some lines only: those rank as they are)
-        none = tally.groups["(none)"][0]
-        res.answer_parts.append(f"Not sure: {none:,} of the {tally.total:,} lines name no "
-                                f"{q.group_by} that code can read, so the ranking below holds "
-                                f"only the other {tally.total - none:,} and may not be the "
-                                "log's.")
-        res.cov.gaps.append(f"{none:,} of the {tally.total:,} matching lines name no "
-                            f"{q.group_by} that code can read: the ranking holds only the other "
-                            f"{tally.total - none:,}")
-    # one writer whatever its pid: `sshd`, `sshd[<*>]:`; a module is another (`sshd(pam_unix)`
-    # logs the same failed login as `sshd`)
-    comps = sorted({re.sub(r"\[[^\]]*\]:*$|:+$", "", tally.component[k]) or tally.component[k]
-                    for k in tally.kinds if k in tally.component})
-    phrases = {phrase_of(k, concepts) for k in tally.kinds}
-    if confident and len(phrases) > 1 and len(comps) > 1:  # other words, other writers
-        res.answer_parts.append(count_text.mixed(comps))
-        res.cov.gaps.append("the matching templates come from different components: the total "
-                            "may count one happening more than once")
-    if confident and tally.shadow and not q.unsure and not doubts:
-        n = sum(sc.row.count for sc, _ in tally.shadow)
-        res.answer_parts.append(count_text.shadowed(tally.shadow, concepts, tally.total))
-        res.cov.gaps.append(f"{n:,} lines hold all of the question's words but one, against "
-                            f"{tally.total:,} counted: the count may answer a narrower question")
+    _say_doubts(res, q, tally, concepts, confident, bool(doubts))
     if q.unsure:
         res.answer_parts.append(count_text.unsure(q.unsure))
     elif doubts:
@@ -236,6 +207,43 @@ async def run(ctx: Context) -> Result:
         res.cov.declared.append(f"counted only the lines {q.window.label} (found on each "
                                 f"file's own timestamps): {tally.scanned:,} lines")
     return res
+
+
+def _say_doubts(res: Result, q, tally: Tally, concepts: list[str], confident: bool,
+                doubted: bool) -> None:
+    """What makes a count code made not sure, said before it (exit 3): the lines name no value
+    of the field grouped by; a header field code cannot read on most lines; templates of
+    different writers; many more lines holding all of the question's words but one."""
+    if confident and q.group_by and tally.total and set(tally.groups) == {"(none)"}:
+        res.cov.gaps.append(f"none of the {tally.total:,} matching lines names a {q.group_by}: "
+                            "code cannot group them")
+    elif (confident and q.group_by in _HEADER_SLOTS
+          and 2 * tally.groups.get("(none)", [0])[0] > tally.total):
+        # a field of every line's header (HealthApp's `|Step_LSC|`) that code does not read
+        # in this log, so most lines name none: the leader of the few that do is not the log's
+        # (an ip, a user, an instance is on some lines only: those rank as they are)
+        none = tally.groups["(none)"][0]
+        res.answer_parts.append(f"Not sure: {none:,} of the {tally.total:,} lines name no "
+                                f"{q.group_by} that code can read, so the ranking below holds "
+                                f"only the other {tally.total - none:,} and may not be the "
+                                "log's.")
+        res.cov.gaps.append(f"{none:,} of the {tally.total:,} matching lines name no "
+                            f"{q.group_by} that code can read: the ranking holds only the other "
+                            f"{tally.total - none:,}")
+    # one writer whatever its pid: `sshd`, `sshd[<*>]:`; a module is another (`sshd(pam_unix)`
+    # logs the same failed login as `sshd`)
+    comps = sorted({re.sub(r"\[[^\]]*\]:*$|:+$", "", tally.component[k]) or tally.component[k]
+                    for k in tally.kinds if k in tally.component})
+    phrases = {phrase_of(k, concepts) for k in tally.kinds}
+    if confident and len(phrases) > 1 and len(comps) > 1:  # other words, other writers
+        res.answer_parts.append(count_text.mixed(comps))
+        res.cov.gaps.append("the matching templates come from different components: the total "
+                            "may count one happening more than once")
+    if confident and tally.shadow and not q.unsure and not doubted:
+        n = sum(sc.row.count for sc, _ in tally.shadow)
+        res.answer_parts.append(count_text.shadowed(tally.shadow, concepts, tally.total))
+        res.cov.gaps.append(f"{n:,} lines hold all of the question's words but one, against "
+                            f"{tally.total:,} counted: the count may answer a narrower question")
 
 
 def _failed_shards(res: Result, tally: Tally) -> None:
