@@ -62,6 +62,8 @@ CASES = [
     # 3 lines say "Proxy closed the connection"; 947 connections end as "<host> close, ..."
     # with no word "connection": answered 3, exit 0, until a loose match checked for them
     Case("Proxifier", "how many connections were closed?", "count", count_of(r" close, ")),
+    # and 917 lines about nodes are no other reading of "unavailable nodes"
+    Case("HPC", "how many unavailable nodes?", "count", count_of(r"unavailable")),
     Case("HDFS", "how many exceptions while serving blocks?", "count",
          count_of(r"Got exception while serving")),
     Case("HDFS", "how many warnings?", "count", count_of(r"^\d+ \d+ \d+ WARN ")),

@@ -20,9 +20,9 @@ from rlm.prompts import recipe
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z-]*[A-Za-z]|[A-Za-z]")
 NEAREST = 3
-# lines of templates that hold all of the question's words but one, against the lines counted,
-# from which a loose match is not sure (Proxifier: "connections closed" held together by 3
-# "Proxy closed the connection" lines, and `close` alone by 947 "<host> close, <n> bytes sent")
+# lines of templates that hold all of the question's words but the thing it counts, against the
+# lines counted, from which a loose match is not sure (Proxifier: "connections closed" held
+# by 3 "Proxy closed the connection" lines, and `close` alone by 947 "<host> close, <n> bytes")
 SHADOW = 10
 SHADOW_MIN = 20
 
@@ -176,11 +176,21 @@ def match(rows: list, words: list[str], example=None) -> Match:
         partial.sort(key=lambda s: (-len(s.held), -s.row.count))
         m.nearest = partial[:NEAREST]
     elif len(concepts) >= 2 and not any(s.phrase for s in m.rows):
-        near = [s for s in partial if len(s.held) == len(concepts) - 1]
-        lines = sum(s.row.count for s in near)
-        if lines >= max(SHADOW * m.total, SHADOW_MIN):
-            m.shadow = sorted(near, key=lambda s: -s.row.count)
+        _shadow(m, partial, counted)
     return m
+
+
+def _shadow(m: Match, partial: list[Scored], words: list[str]) -> None:
+    """m.shadow: the templates that hold all of the question's concepts but the one of a thing
+    it counts (a plural: `connections`), when they have SHADOW times the counted lines. A log
+    line can be the thing without naming it (a Proxifier line `<host> close, ...` is a closed
+    connection); it cannot be the event or state without saying it (a line about nodes is no
+    `unavailable` node)."""
+    things = {concept_of(w) for w in words if _plain(w) != w.lower()}
+    near = [s for s in partial if len(s.held) == len(m.concepts) - 1
+            and set(m.concepts) - set(s.held) <= things]
+    if sum(s.row.count for s in near) >= max(SHADOW * m.total, SHADOW_MIN):
+        m.shadow = sorted(near, key=lambda s: -s.row.count)
 
 
 def _plain(word: str) -> str:
