@@ -62,6 +62,10 @@ CASES = [
     # 3 lines say "Proxy closed the connection"; 947 connections end as "<host> close, ..."
     # with no word "connection": answered 3, exit 0, until a loose match checked for them
     Case("Proxifier", "how many connections were closed?", "count", count_of(r" close, ")),
+    # a level count in logs that write no level on most lines: sshd's 47 "error:" lines were
+    # counted 0 with exit 0; the Mac log's 3 "ERROR:" lines of 182 mentioning errors
+    Case("OpenSSH", "how many errors?", "count", count_of(r"error:")),
+    Case("Mac", "how many errors?", "count", count_of(r"error", re.I)),
     # and 917 lines about nodes are no other reading of "unavailable nodes"
     Case("HPC", "how many unavailable nodes?", "count", count_of(r"unavailable")),
     Case("HDFS", "how many exceptions while serving blocks?", "count",

@@ -135,6 +135,16 @@ def shadowed(rows: list, concepts: list[str], total: int) -> str:
                 "If those are what you mean, ask with their words."))
 
 
+def levels_rare(level: str, with_level: int, sampled: int, total: int) -> str:
+    """A level count in a log that writes no level on most lines."""
+    word = "error" if level == "error" else "warning"
+    return (f"Not sure: this log writes a level on {with_level:,} of the {sampled:,} lines code "
+            f"sampled across it, so the {_n(total, word + '-level line')} counted below are "
+            f"only those that write one; lines that report {word}s in their own words are not "
+            f"counted. Quote the word to count the lines that hold it: how many lines "
+            f"mention \"{word}\"?")
+
+
 def related(rel: list) -> str:
     """Templates that hold the question's meaning only through a synonym."""
     return _not_counted(rel, "match only by a synonym of the question's words",

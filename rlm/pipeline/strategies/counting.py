@@ -46,6 +46,7 @@ class Tally:
     related: list = field(default_factory=list)  # templates matched by synonym only: named
     apart: list = field(default_factory=list)  # templates holding the words only loosely: named
     shadow: list = field(default_factory=list)  # many more lines hold all the words but one
+    leveled: list = field(default_factory=lambda: [0, 0])  # sampled lines: with a level, all
     how: str = ""  # "phrase" / "words": the templates were kept for holding the question's
     said: str = ""  # words as it wrote them; `said` is what they hold
     component: dict[str, str] = field(default_factory=dict)  # template -> its main component
@@ -85,6 +86,21 @@ class Tally:
                     table[k] = [c, src, ln]
                 else:
                     g[0] += c
+
+
+LEVEL_SAMPLE = 400  # lines read, evenly spread, to see whether a log writes a level at all
+
+
+def _sample_levels(src, tally: Tally) -> None:
+    """How many of LEVEL_SAMPLE lines spread over the file write a level (rlm.corpus.severity):
+    a syslog or a Mac log writes none on most lines, and there "error-level lines" are only
+    the few whose message happens to start with `ERROR:`."""
+    from rlm.corpus.severity import severity
+
+    n = src.line_count
+    for ln in range(1, n + 1, max(1, n // LEVEL_SAMPLE)):
+        tally.leveled[1] += 1
+        tally.leveled[0] += severity(src.line(ln, 400)) is not None
 
 
 def _by_predicate(q) -> bool:
@@ -145,6 +161,8 @@ def _count_file(ctx: Context, src, tally: Tally) -> None:
                          compare=compare, needs=tuple(m.needs.items()))
     else:
         logcat = bool(q.level and src.line_count and _LOGCAT_LINE.match(src.line(1, 200)))
+        if q.level:
+            _sample_levels(src, tally)
         spec = CountSpec(anchors=tuple(q.anchors), level=q.level, logcat=logcat, slot=slot,
                          literals=literals, needle=needle, compare=compare)
     if src.size:  # shard by shard on the run's executor (rlm.corpus.count_scan)
@@ -239,6 +257,12 @@ def _say_doubts(res: Result, q, tally: Tally, concepts: list[str], confident: bo
         res.answer_parts.append(count_text.mixed(comps))
         res.cov.gaps.append("the matching templates come from different components: the total "
                             "may count one happening more than once")
+    with_level, sampled = tally.leveled
+    if confident and q.level and sampled and 2 * with_level < sampled:
+        res.answer_parts.append(count_text.levels_rare(q.level, with_level, sampled,
+                                                       tally.total))
+        res.cov.gaps.append(f"the log writes a level on {with_level:,} of {sampled:,} sampled "
+                            f"lines: {q.level}s written in words are not counted")
     if confident and tally.shadow and not q.unsure and not doubted:
         n = sum(sc.row.count for sc, _ in tally.shadow)
         res.answer_parts.append(count_text.shadowed(tally.shadow, concepts, tally.total))
