@@ -68,6 +68,7 @@ CASES = [
     Case("Mac", "how many errors?", "count", count_of(r"error", re.I)),
     # and 917 lines about nodes are no other reading of "unavailable nodes"
     Case("HPC", "how many unavailable nodes?", "count", count_of(r"unavailable")),
+    Case("BGL", "how many kernel panics?", "count", count_of(r"panic", re.I)),
     Case("HDFS", "how many exceptions while serving blocks?", "count",
          count_of(r"Got exception while serving")),
     Case("HDFS", "how many warnings?", "count", count_of(r"^\d+ \d+ \d+ WARN ")),

@@ -182,11 +182,12 @@ def match(rows: list, words: list[str], example=None) -> Match:
 
 def _shadow(m: Match, partial: list[Scored], words: list[str]) -> None:
     """m.shadow: the templates that hold all of the question's concepts but the one of a thing
-    it counts (a plural: `connections`), when they have SHADOW times the counted lines. A log
-    line can be the thing without naming it (a Proxifier line `<host> close, ...` is a closed
-    connection); it cannot be the event or state without saying it (a line about nodes is no
-    `unavailable` node)."""
-    things = {concept_of(w) for w in words if _plain(w) != w.lower()}
+    it counts, when they have SHADOW times the counted lines. The thing is a plural that the
+    question says something of after it ("connections were closed"): a log line can be the
+    thing without naming it (a Proxifier line `<host> close, ...` is a closed connection). It
+    cannot be the event or state without saying it: not "unavailable" (a line about nodes is
+    no unavailable node), and not the last word ("kernel panics": a kernel line is no panic)."""
+    things = {concept_of(w) for w in words if _plain(w) != w.lower()} - {m.concepts[-1]}
     near = [s for s in partial if len(s.held) == len(m.concepts) - 1
             and set(m.concepts) - set(s.held) <= things]
     if sum(s.row.count for s in near) >= max(SHADOW * m.total, SHADOW_MIN):

@@ -102,9 +102,15 @@ def test_a_loose_match_with_many_lines_holding_all_words_but_one_is_not_sure(tmp
 def test_lines_without_the_event_word_are_no_other_reading(tmp_path):
     """HPC: 12 lines say a node is `unavailable`; 917 hold `node` without it. A line can be a
     connection without naming it, but it cannot be an unavailable node without saying so:
-    only a missing counted thing (a plural) makes the count not sure."""
+    only a missing counted thing (a plural the question says something of after it) makes the
+    count not sure."""
     code, rep, p = ask(tmp_path, "HPC", "how many unavailable nodes?", "2k")
     lines = p.read_text().splitlines()
     bare = sum("node" in s.lower() and "unavailable" not in s for s in lines)
     assert bare > 900 and code == 0, rep["answer"][:400]
     assert f"**{sum('unavailable' in s for s in lines)}**" in rep["answer"]
+    # nor "kernel panics" (BGL: 2 panic lines; KERNEL is on 1,818 lines' headers): the last
+    # word is what is counted, the words before it say which
+    code, rep, p = ask(tmp_path, "BGL", "how many kernel panics?", "2k")
+    panics = sum("panic" in s.lower() for s in p.read_text().splitlines())
+    assert code == 0 and panics == 2 and f"**{panics}** lines" in rep["answer"], rep["answer"][:400]
