@@ -191,7 +191,8 @@ class _Scan:
                 elif isinstance(node, (ast.Assign, ast.AnnAssign)):
                     self.credential(rel, node)
         for n, br, rel, node in sorted(sizes, key=lambda x: (-x[0], x[2]))[:10]:
-            self.fact("large_function", f"{node.name} is {n} lines with {br} branches", rel,
+            self.fact("large_function", f"{node.name} is {n} lines with {br} branch"
+                      f"{'' if br == 1 else 'es'}", rel,
                       node.lineno, node.end_lineno, lines=n, branches=br)
         self.tests(trees)
 

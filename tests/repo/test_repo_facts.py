@@ -124,3 +124,22 @@ def test_line_numbers_survive_form_feeds_like_the_evidence_checker_reads_them(tm
         first = f.evidence.split("\n")[0]
         ev = evidence.check(tmp_path, f"{f.path}:{f.line_start}-{f.line_start}", first.strip())
         assert ev.status == "verified", (f.kind, f.line_start, ev.reason)
+
+
+def test_a_function_with_one_branch_says_branch(tmp_path):
+    """The large-function fact counts branches in words a reader reads: "1 branch", "2
+    branches" (it said "1 branches")."""
+    write(tmp_path, {"m.py": """
+        def one(x):
+            if x:
+                return 1
+            return 2
+
+        def two(xs):
+            for x in xs:
+                if x:
+                    return x
+            return None
+        """})
+    claims = {f.claim for f in repo_facts(tmp_path).facts if f.kind == "large_function"}
+    assert claims == {"one is 4 lines with 1 branch", "two is 5 lines with 2 branches"}
