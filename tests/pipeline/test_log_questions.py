@@ -215,6 +215,21 @@ def test_a_window_code_cannot_read_is_an_error_naming_it(bgl_log):
     assert "Traceback" not in r.stderr
 
 
+def test_a_time_counted_back_is_an_error_naming_it(bgl_log):
+    """'in the last hour' was read as no window at all: the whole file profiled, Complete.
+    Code reads only times the question writes: a time counted back is a one-line error (exit
+    2) naming it (with a number, "the last 2 hours" is a duration: not sure, exit 3, in
+    test_count_numbers); the same words in quotes are words the log may hold."""
+    for q, said in (("what happened in the last hour?", "in the last hour"),
+                    ("how many errors over the past few days?", "over the past few days"),
+                    ("what happened yesterday?", "yesterday")):
+        r = rlm("ask", str(bgl_log), q, "--model", "none")
+        assert r.returncode == 2 and f"could not read the time '{said}'" in r.stderr, r.stderr
+        assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    r = rlm("ask", str(bgl_log), 'how many lines mention "the last hour"?', "--model", "none")
+    assert r.returncode == 0, r.stderr
+
+
 def test_a_date_without_a_year_is_the_logs_year(ssh_log):
     rep = ask(ssh_log, "how many lines on Dec 10 from 09:00 to 09:09?")
     assert rep["matched"]["total"] == 10
