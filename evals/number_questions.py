@@ -9,6 +9,14 @@ import re
 
 from evals.question_rules import Case, count_of, over_of, top_of
 
+_UID0 = re.compile(r"(?<!\w)uid=0\b")  # grep -E "(^|[^[:alnum:]_])uid=0\b"
+
+
+def _with_uid0(phrase: str):
+    """Lines holding `phrase` and the whole field uid=0 (not euid=0)."""
+    return lambda ls: sum(phrase in s and bool(_UID0.search(s)) for s in ls)
+
+
 NUMBER_CASES = [
     # numbers and literal tokens are part of what is counted (session 4); each answer is grep's
     Case("OpenStack", "how many status 404 lines?", "count",  # grep -c "status: 404" -> 41
@@ -37,11 +45,10 @@ NUMBER_CASES = [
          count_of(r"(?<!\w)uid=0\b")),  # grep -cE "(^|[^[:alnum:]_])uid=0\b" -> 577
     Case("Linux", "how many authentication failures with uid=0?", "count",
          # grep "authentication failure" | grep -cE "(^|[^[:alnum:]_])uid=0\b" -> 490
-         lambda ls: sum("authentication failure" in s and bool(re.search(r"(?<!\w)uid=0\b", s))
-                        for s in ls)),
+         _with_uid0("authentication failure")),
     Case("Linux", "how many lines with uid=0 and euid=0?", "count",
          # grep -E "(^|[^[:alnum:]_])uid=0\b" | grep -c "euid=0" -> 490
-         lambda ls: sum(bool(re.search(r"(?<!\w)uid=0\b", s)) and "euid=0" in s for s in ls)),
+         _with_uid0("euid=0")),
     Case("HDFS", "how many lines on port 50010?", "count",  # grep -cE "(:|port )50010\b" -> 999
          count_of(r"(?::|port )50010\b")),
     Case("Hadoop", "how many lines mention port 8030?", "count",  # grep -cE "(:|port )8030\b" -> 293
@@ -52,8 +59,7 @@ NUMBER_CASES = [
          count_of(r":3888\b")),
     Case("Thunderbird", "how many sessions opened by uid=0?", "count",
          # grep "session opened" | grep -c "uid=0" -> 19
-         lambda ls: sum("session opened" in s and bool(re.search(r"(?<!\w)uid=0\b", s))
-                        for s in ls)),
+         _with_uid0("session opened")),
     Case("HDFS", "how many lines with size 67108864?", "count",  # grep -c "size 67108864" -> 573
          count_of(r"size 67108864\b")),
     Case("HDFS", "how many PacketResponder 1 lines?", "count",  # grep -cE "PacketResponder 1\b" -> 108

@@ -44,13 +44,12 @@ def _table(label: str, rows: list[tuple[str, list]], total: int, noun: str,
     for k, (c, src, ln) in rows[:TOP]:
         cell = k.replace("|", "\\|")[:120]
         out.append(f"| `{cell}` | {c:,} | {_ref(src, ln)} |")
+    rest = sum(c for _, (c, _, _) in rows[TOP:])
     if len(rows) > TOP:
-        out.append(f"| ({len(rows) - TOP:,} more {noun}s) | "
-                   f"{sum(c for _, (c, _, _) in rows[TOP:]):,} | |")
+        out.append(f"| ({len(rows) - TOP:,} more {noun}s) | {rest:,} | |")
     if nameless:
         out.append(f"| (no {label}) | {nameless[0]:,} | {_ref(nameless[1], nameless[2])} |")
     if len(rows) > TOP:
-        rest = sum(c for _, (c, _, _) in rows[TOP:])
         out.append("")
         out.append(f"{TOP} of {_n(len(rows), noun)} shown; the other {len(rows) - TOP:,} hold "
                    f"{rest:,} of the {total:,} lines (all of them are in the JSON report).")
