@@ -213,7 +213,8 @@ def _byte_hits(data: bytes) -> list[tuple[int, int, str]]:
     add("SECRET", ((a, b) for a, b, _ in entropy_hits(data)))
     for a, b in where.windows([b"@"], margin=0):
         add("EMAIL", dense.with_fallback("email", nl, _EMAIL, True, a, b + 1), 1)
-    add("CARD", dense.with_fallback("card", nl, _CARD, True), 1, _card_ok)
+    for a, b in shaped.get("card", ()):  # nl[a] is the byte before the line
+        add("CARD", dense.with_fallback("card", nl, _CARD, True, a, b + 1), 1, _card_ok)
     for name, pattern, kind, group, check in _RARE[4:]:
         add(kind, rare_hits(name, pattern, group), check=check)
     dense.ipv4(nl, out)

@@ -1,7 +1,8 @@
 """The detectors whose shapes are rare in a corpus (passwords in URLs, bearer and basic tokens,
 ``key=value`` credentials, AWS key ids, IBANs, US social security numbers, phone numbers, IPv6
-addresses): each Python pattern of rlm.redact.detect reads only the lines that hold its shape,
-found by one RE2 pass over the bytes for all the shapes (400-550 MB/s of CPU on logs). A shape
+addresses, card numbers): each pattern of rlm.redact.detect reads only the lines that hold its
+shape, found by one RE2 pass over the bytes for all the shapes (400-550 MB/s of CPU on logs;
+one DFA pass costs about the same whatever it looks for, so the card candidates share it). A shape
 is its pattern less the look-arounds RE2 lacks, so it matches wherever the pattern could. (A
 word every match holds was too wide: "publickey" holds "key", on every line of an sshd log.)
 """
@@ -27,36 +28,61 @@ _SHAPES = {  # detector -> what every match of its Python pattern matches (the p
              rb"[0-9]{4}|[0-9]{3}[.-][0-9]{3}[.-][0-9]{4}",
     # "::" or 8 groups (7 colons): a clock's 08:00:00 is neither
     "ipv6": rb"::|(?:[0-9A-Fa-f]{1,4}:){7}[0-9A-Fa-f]{1,4}",
+    # rlm.redact.dense's card candidate, its byte before optional at the start of the text
+    "card": rb"(?:^|[^0-9A-Za-z_-])[2-6](?:[ -]?[0-9]){12,18}",
 }
 _NAMES = tuple(_SHAPES)
 
 
 @lru_cache(maxsize=1)
 def _shapes_rx():
-    return dense.re2_bytes(b"|".join(b"(" + _SHAPES[n] + b")" for n in _NAMES), latin1=True)
+    """Any shape: only where a line holds one matters here."""
+    return dense.re2_bytes(b"|".join(b"(?:" + _SHAPES[n] + b")" for n in _NAMES), latin1=True)
+
+
+@lru_cache(maxsize=1)
+def _shapes_set():
+    """The shapes as one RE2 Set: which of them a line holds, wherever they start (the pass
+    takes the leftmost match only, and a match can start inside another: an SSN inside a
+    phone number's digits, a phone number inside a card candidate's). A last pattern that
+    every line matches tells a Set whose DFA ran out of memory (it then says nothing)."""
+    import re2
+
+    o = re2.Options()
+    o.log_errors = False
+    o.encoding = re2.Options.Encoding.LATIN1
+    shapes = re2.Set.SearchSet(o)
+    for n in _NAMES:
+        shapes.Add(_SHAPES[n])
+    canary = shapes.Add(b"^")
+    shapes.Compile()
+    return shapes._set, canary
 
 
 def shape_lines(data: bytes) -> dict[str, list[tuple[int, int]]]:
-    """shape name -> the (start, end) byte ranges of the lines that hold it, in order (one
-    RE2 pass for all of _SHAPES)."""
+    """shape name -> the (start, end) byte ranges of the lines that hold it, in order: one RE2
+    pass over the bytes finds the lines that hold any shape (from its first match, the rest of
+    the line is skipped), then the Set says which shapes each of those lines holds."""
     import re2
 
-    rx = _shapes_rx()
-    raw, anchor = rx._regexp, re2._Anchor.UNANCHORED
+    raw, anchor = _shapes_rx()._regexp, re2._Anchor.UNANCHORED
+    which, canary = _shapes_set()
+    every = range(len(_NAMES))
     out: dict[str, list[tuple[int, int]]] = {}
     pos, n = 0, len(data)
-    while pos <= n:
-        groups = raw.Match(anchor, data, pos, n)
-        s, e = groups[0]
+    while pos < n:
+        s, e = raw.Match(anchor, data, pos, n)[0]
         if s < 0:
             break
-        k = next(i for i in range(1, len(groups)) if groups[i][0] >= 0)
-        a = data.rfind(b"\n", 0, s) + 1
-        got = out.setdefault(_NAMES[k - 1], [])
-        if not got or got[-1][0] != a:
-            b = data.find(b"\n", s)
-            got.append((a, n if b < 0 else b))
-        pos = e if e > s else s + 1
+        at = s + 1 if data[s] == 0x0A else s  # a card's byte before: the line above's end
+        a = data.rfind(b"\n", 0, at) + 1
+        b = data.find(b"\n", max(at, e - 1))  # a key=value match may run on (its \s)
+        b = n if b < 0 else b
+        got = which.Match(data[a:b])
+        for k in (got if canary in got else every):
+            if k != canary:
+                out.setdefault(_NAMES[k], []).append((a, b))
+        pos = b  # its newline: the byte before a card at the next line's start
     return out
 
 
