@@ -93,13 +93,14 @@ def after_ok(data: bytes, e: int, *, dot_digit: bool = False, dash: bool = False
 def ipv4(nl: bytes, out: list, kind: str = "IP") -> None:
     """_IPV4 less loopback, 0.0.0.0 and versions, appended to `out` as (start, end, kind) in
     the text's bytes (nl: the text with a newline in front). One RE2 match per address costs
-    ~2 us, and an sshd log has 40,000 of them in 2 MB: a large text goes through array
-    operations (rlm.redact.ipv4.spans), a prompt through one Hyperscan pass where it is
-    installed (rlm.redact.ipv4.scanned: no fixed cost to speak of), else through arrays when
-    its dots are many, else RE2."""
+    ~2 us, and an sshd log has 40,000 of them in 2 MB: a prompt goes through one Hyperscan
+    pass where it is installed (rlm.redact.ipv4.scanned: no fixed cost to speak of), a large
+    text through Hyperscan or array operations, by its addresses' density
+    (rlm.redact.ipv4.large); without Hyperscan, through arrays when its dots are many, else
+    RE2."""
     from rlm.redact import ipv4 as by_arrays
 
-    found = None if len(nl) >= ARRAYS_ALWAYS else by_arrays.scanned(nl)
+    found = by_arrays.large(nl) if len(nl) >= ARRAYS_ALWAYS else by_arrays.scanned(nl)
     if found is None:
         dots = nl.count(b".") if len(nl) < ARRAYS_ALWAYS else ARRAYS_FROM
         if dots < ARRAYS_FROM and (dots < 400 or dots * 25 < len(nl)):
@@ -114,9 +115,8 @@ def ipv4(nl: bytes, out: list, kind: str = "IP") -> None:
 # or from 400 when they are one byte in 25 (addresses on every line); measured on LogHub and
 # an sshd log with two addresses a line, in prompts of 1 to 32 KB
 ARRAYS_FROM = 4_000
-# bytes from which arrays are cheaper than anything else (Hyperscan's reports cost ~1 us each
-# to read back: on 40,000 addresses in 2.3 MB, 30-45 ms against the arrays' 22-26; equal on
-# LogHub's 4.4 MB), and counting the dots first would be a pass of its own
+# bytes from which the arrays' fixed cost (~250 us) is small enough for them to be worth
+# choosing (rlm.redact.ipv4.large)
 ARRAYS_ALWAYS = 1_000_000
 
 

@@ -204,3 +204,34 @@ def test_without_hyperscan_addresses_are_found_the_same(monkeypatch):
         out = []
         dense.ipv4(nl, out)
         assert out == expected and len(out) >= len(nl) // 60
+
+
+def test_a_large_text_finds_the_same_addresses_by_either_path(monkeypatch):
+    """From 1 MB a text goes through Hyperscan or the arrays by the addresses in its first
+    64 KB (rlm.redact.ipv4.large); both find what RE2 does, also for an address that ends or
+    starts right at the probe's cut, and a sparse text never pays for the arrays."""
+    from rlm.redact import ipv4
+
+    if ipv4.scanned(b"\n1.2.3.4") is None:
+        pytest.skip("no Hyperscan here: a large text always goes through the arrays")
+    sparse_lines = [p.read_text("ascii", "replace") for p in LOGS]
+    sparse = ("\n" + "\n".join(sparse_lines * 3)).encode()
+    dense_text = ("\n" + "\n".join(f"from 10.{i % 250}.{i % 7}.{i % 199} to 192.168.{i % 3}.1"
+                                   for i in range(60_000))).encode()
+    cut = sparse.find(b"\n", ipv4.PROBE)
+    at_cut = sparse[:cut - 17] + b" from 10.20.30.40\n10.20.30.41 " + sparse[cut + 1:]
+    assert at_cut.find(b"\n", ipv4.PROBE) == cut  # one address ends there, one starts after
+    for nl in (sparse, dense_text, at_cut):
+        assert len(nl) >= dense.ARRAYS_ALWAYS
+        matched: list = []
+        dense.ipv4_matches(nl, matched)
+        assert list(zip(*ipv4.large(nl))) == [(s + 1, e + 1) for s, e, _ in matched]
+    assert {b"10.20.30.40", b"10.20.30.41"} <= {at_cut[s:e] for s, e in zip(*ipv4.large(at_cut))}
+
+    def no_arrays(nl):
+        raise AssertionError("the arrays were used")
+
+    monkeypatch.setattr(ipv4, "spans", no_arrays)
+    ipv4.large(sparse)  # an address every ~500 bytes: Hyperscan
+    with pytest.raises(AssertionError):
+        ipv4.large(dense_text)  # two a line: the arrays
