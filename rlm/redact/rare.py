@@ -26,8 +26,10 @@ _SHAPES = {  # detector -> what every match of its Python pattern matches (the p
     "ssn": rb"[0-9]{3}-[0-9]{2}-[0-9]{4}",
     "phone": rb"\+[0-9]{1,3}(?:[ .-]?\(?[0-9]{1,4}\)?){2,5}|\([0-9]{3}\)[ .-]?[0-9]{3}[ .-]"
              rb"[0-9]{4}|[0-9]{3}[.-][0-9]{3}[.-][0-9]{4}",
-    # "::" or 8 groups (7 colons): a clock's 08:00:00 is neither
-    "ipv6": rb"::|(?:[0-9A-Fa-f]{1,4}:){7}[0-9A-Fa-f]{1,4}",
+    # "::" or 8 groups (7 colons): a clock's 08:00:00 is neither. A "::" only in a whole run
+    # of hex digits and colons: C++ and Java names (IdoTransportMgr::SendPacket) are not
+    "ipv6": rb"(?:^|[^0-9A-Za-z_:])[0-9A-Fa-f:]*::[0-9A-Fa-f:]*(?:$|[^0-9A-Za-z_:])"
+            rb"|(?:[0-9A-Fa-f]{1,4}:){7}[0-9A-Fa-f]{1,4}",
     # rlm.redact.dense's card candidate, its byte before optional at the start of the text
     "card": rb"(?:^|[^0-9A-Za-z_-])[2-6](?:[ -]?[0-9]){12,18}",
 }
@@ -74,7 +76,7 @@ def shape_lines(data: bytes) -> dict[str, list[tuple[int, int]]]:
         s, e = raw.Match(anchor, data, pos, n)[0]
         if s < 0:
             break
-        at = s + 1 if data[s] == 0x0A else s  # a card's byte before: the line above's end
+        at = s + 1 if data[s] == 0x0A else s  # a byte before (card, IPv6): the line above's
         a = data.rfind(b"\n", 0, at) + 1
         b = data.find(b"\n", max(at, e - 1))  # a key=value match may run on (its \s)
         b = n if b < 0 else b

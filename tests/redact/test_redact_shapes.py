@@ -1,7 +1,8 @@
 """The one RE2 pass for the rare shapes (rlm.redact.rare) picks every line a detector could
 match on: card numbers, phone numbers and SSNs found through it are exactly what their Python
 patterns find over the whole text, also where one candidate starts inside another (issue 21,
-item 4: the card candidates share that pass instead of a pass of their own)."""
+item 4: the card candidates share that pass instead of a pass of their own). So are IPv6
+addresses, whose shape leaves out C++ and Java names."""
 
 from __future__ import annotations
 
@@ -23,13 +24,15 @@ def _python(text: str) -> set[tuple[int, int, str]]:
     out |= {(m.start(), m.end(), "SSN") for m in D._SSN.finditer(text)}
     out |= {(m.start(), m.end(), "PHONE") for m in D._PHONE.finditer(text)
             if D._phone_ok(m.group())}
+    out |= {(m.start(), m.end(), "IP") for m in D._IPV6.finditer(text) if D._ipv6_ok(m.group())}
     return out
 
 
 def _found(text: str) -> set[tuple[int, int, str]]:
     data = text.encode()
     assert len(data) == len(text)
-    return {h for h in D._byte_hits(data) if h[2] in ("CARD", "SSN", "PHONE")}
+    return {h for h in D._byte_hits(data) if h[2] in ("CARD", "SSN", "PHONE")
+            or (h[2] == "IP" and b":" in data[h[0]:h[1]])}
 
 
 def _spaced(card: str, rnd: random.Random) -> str:
@@ -47,7 +50,9 @@ def _random_text(rnd: random.Random, pieces: int = 400) -> str:
             parts.append(rnd.choice([
                 "+44 20 7946 0958", "+1 415 555 0134", "(415) 555-0134", "415-555-0134",
                 "078-05-1120", "219-09-9999", "DE89 3704 0044 0532 0130 00", "GB82WEST1234",
-                "fe80::1", "password=", "token abcdefgh12", "https://u:p@h", "AKIA",
+                "fe80::1", "2001:db8::8a2e:370:7334", "2001:db8:85a3:0:0:8a2e:370:7334",
+                "Mgr::Send", "(0x0)::listen", "::1", "::ffff:c000:280", "fe80::", "a::b::c", ":::", "fe80::1ff:fe23:4567:890a",
+                "password=", "token abcdefgh12", "https://u:p@h", "AKIA",
                 "1234567890123456789", "2021-01-05 10:11:12"]))
         else:
             parts.append(rnd.choice(["\n", " ", "-", "+", "(", ")", "x", ":", ".", "_",
@@ -85,10 +90,12 @@ def test_real_logs_agree_with_the_python_patterns(path):
 
 
 def test_each_line_is_marked_for_the_shapes_it_holds_only():
-    lines = ["plain words only", "4111 1111 1111 1111", "id 1234 and nothing", "x::y",
+    lines = ["plain words only", "4111 1111 1111 1111", "id 1234 and nothing", "f::1",
              "5500 0055 5555 5559 and 078-05-1120"]
     shaped = rare.shape_lines("\n".join(lines).encode())
     assert shaped == {"card": [(17, 36), (62, 97)], "ipv6": [(57, 61)], "ssn": [(62, 97)]}
+    # a C++ or Java name's "::" is no address's
+    assert rare.shape_lines(b"IdoTransportMgr::SendPacket\nonTouchEvent::0\n(0x0)::listen") == {}
 
 
 def test_an_ssn_that_starts_inside_a_phone_number_is_found():
