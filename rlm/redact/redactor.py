@@ -12,7 +12,7 @@ from collections import OrderedDict
 from itertools import chain, zip_longest
 from operator import itemgetter
 
-from rlm.redact.detect import KIND_WORDS, KINDS, PLACEHOLDER, Hit, detect
+from rlm.redact.detect import KIND_WORDS, KINDS, PLACEHOLDER, Hit, collection_paused, detect
 
 RECENT = 16  # texts remembered
 RECENT_CHARS = 65_536  # the longest text remembered (16 of them: 1 MB at most)
@@ -84,6 +84,10 @@ class Redactor:
         return out
 
     def _redact(self, text: str, count_prompt: bool, found: list[Hit] | None) -> str:
+        with collection_paused():  # the placeholders' keys are tuples too
+            return self._replaced(text, count_prompt, found)
+
+    def _replaced(self, text: str, count_prompt: bool, found: list[Hit] | None) -> str:
         hits = detect(text, tuple(self._secrets), found)
         if not hits:
             return text
