@@ -11,14 +11,23 @@ installed: 4.9 ms against the RE2 Set's 11.7-15.9 ms on the 16 LogHub logs (4.4 
 blocks (tests/redact/test_redact_blocks.py). Elsewhere an RE2 Set: a Set whose DFA runs out of
 memory returns nothing, as if no word were there; a pattern that matches every block (the
 canary) tells the two apart, and a block where it is missing counts as holding every word.
+
+Patterns can ride along (named regexes, case as written): gitleaks' rules whose keywords are
+common words each give one that all their matches hold (rlm.redact.rules), so that they read
+only the blocks where it is. A pattern's match may run past a line end into the next block
+(a `\\s` in it), so each block is scanned with OVERLAP bytes of the next (a word found there counts
+for both blocks: a reader of either reads its neighbours too).
 """
 
 from __future__ import annotations
 
+import re
 import threading
 from typing import Iterable
 
 BLOCK = 4096  # bytes per block: smaller costs more Set calls, larger reads more text per rule
+OVERLAP = 16  # bytes of the next block scanned with each: more than a pattern's match holds
+# after a line end (an operator and the quotes or spaces before it; a token's terminator)
 
 
 def cut_blocks(data: bytes, size: int = BLOCK) -> list[tuple[int, int]]:
@@ -33,17 +42,29 @@ def cut_blocks(data: bytes, size: int = BLOCK) -> list[tuple[int, int]]:
 
 
 class WordSet:
-    """Words (bytes, matched case-blind) compiled once. engine: "hyperscan", "re2", or None
-    for Hyperscan where it is installed."""
+    """Words (bytes, matched case-blind) and named patterns (regexes, bytes) compiled once.
+    engine: "hyperscan", "re2", or None for Hyperscan where it is installed. A pattern that
+    Hyperscan cannot compile leaves all of them out (`patterns` then says none is known)."""
 
-    def __init__(self, words: Iterable[bytes], engine: str | None = None):
+    def __init__(self, words: Iterable[bytes], engine: str | None = None,
+                 patterns: Iterable[tuple[str, bytes]] = ()):
         self.words = list(dict.fromkeys(words))
-        self.index = {w: i for i, w in enumerate(self.words)}
-        self._hs = None if engine == "re2" else _hyperscan_db(self.words, engine == "hyperscan")
+        pats = dict(patterns)
+        self._hs = None if engine == "re2" else _hyperscan_db(self.words, pats,
+                                                                engine == "hyperscan")
+        if self._hs is None and pats and engine != "re2" and _hyperscan_installed():
+            # a pattern Hyperscan cannot read: the words alone (its readers read their words)
+            self._hs, pats = _hyperscan_db(self.words, {}, engine == "hyperscan"), {}
         self.engine = "hyperscan" if self._hs is not None else "re2"
+        self.patterns = list(pats)
+        self.keys: list = [*self.words, *self.patterns]  # words (bytes), then pattern names
+        self.index = {w: i for i, w in enumerate(self.keys)}
         self._local = threading.local()  # a Hyperscan scratch space is one thread's
         if self._hs is None:
-            self._set, self.canary = _re2_set(self.words)
+            self._set, self.canary = _re2_set(self.words, pats)
+
+    def knows(self, name: str) -> bool:
+        return name in self.index
 
     def where(self, data: bytes) -> "Presence":
         blocks = cut_blocks(data)
@@ -59,20 +80,21 @@ class WordSet:
             scratch = self._local.scratch = hyperscan.Scratch(self._hs)
         found: dict[int, list[int]] = {}
 
-        def seen(word: int, _start: int, _end: int, _flags: int, block: int) -> None:
-            found.setdefault(word, []).append(block)  # once a block: SINGLEMATCH
+        def seen(key: int, _start: int, _end: int, _flags: int, block: int) -> None:
+            found.setdefault(key, []).append(block)  # once a block: SINGLEMATCH
 
-        scan = self._hs.scan
+        scan, n, view = self._hs.scan, len(data), memoryview(data)
         for bi, (a, b) in enumerate(blocks):
-            scan(data[a:b], match_event_handler=seen, context=bi, scratch=scratch)
+            scan(view[a:min(n, b + OVERLAP)], match_event_handler=seen, context=bi,
+                 scratch=scratch)
         return found
 
     def _where_re2(self, data: bytes, blocks) -> dict[int, list[int]]:
-        every = range(len(self.words))
+        every = range(len(self.keys))
         found: dict[int, list[int]] = {}
-        match = self._set.Match
+        match, n = self._set.Match, len(data)
         for bi, (a, b) in enumerate(blocks):
-            got = match(data[a:b])
+            got = match(data[a:min(n, b + OVERLAP)])
             if self.canary not in got:  # the DFA gave up: count the block as holding them all
                 got = every
             for k in got:
@@ -81,24 +103,39 @@ class WordSet:
         return found
 
 
-def _hyperscan_db(words: list[bytes], required: bool):
-    """The words as one Hyperscan database (each reported once a scan, case-blind), or None
-    where the package is missing or cannot compile them (unless `required`)."""
+def _hyperscan_db(words: list[bytes], patterns: dict[str, bytes], required: bool):
+    """The words (each reported once a scan, case-blind), then the patterns, as one Hyperscan
+    database; None where the package is missing or cannot compile them (unless `required`).
+    Words alone compile in literal mode (~10 ms); with patterns every word is a regex."""
     try:
         import hyperscan
 
         db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-        db.compile(expressions=words, ids=list(range(len(words))), elements=len(words),
-                   flags=hyperscan.HS_FLAG_CASELESS | hyperscan.HS_FLAG_SINGLEMATCH,
-                   literal=True)
+        once = hyperscan.HS_FLAG_SINGLEMATCH
+        if not patterns:
+            db.compile(expressions=words, ids=list(range(len(words))), elements=len(words),
+                       flags=hyperscan.HS_FLAG_CASELESS | once, literal=True)
+            return db
+        exprs = [re.escape(w) for w in words] + list(patterns.values())
+        db.compile(expressions=exprs, ids=list(range(len(exprs))), elements=len(exprs),
+                   flags=[hyperscan.HS_FLAG_CASELESS | once] * len(words)
+                   + [once] * len(patterns))
         return db
-    except Exception:  # noqa: BLE001 - ImportError, or a build of it without literal mode
-        if required:
+    except Exception:  # noqa: BLE001 - ImportError, a build without literal mode, a pattern
+        if required and not patterns:
             raise
         return None
 
 
-def _re2_set(words: list[bytes]):
+def _hyperscan_installed() -> bool:
+    try:
+        import hyperscan  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _re2_set(words: list[bytes], patterns: dict[str, bytes]):
     import re2
 
     o = re2.Options()
@@ -108,6 +145,8 @@ def _re2_set(words: list[bytes]):
     s = re2.Set.SearchSet(o)
     for w in words:  # case-blind in the Set: faster than lower-casing the text first
         s.Add(b"(?i)" + re2.escape(w))
+    for p in patterns.values():
+        s.Add(p)
     canary = s.Add(b"^")
     s.Compile()
     return s._set, canary
@@ -120,17 +159,17 @@ class Presence:
         self.words, self.data, self.blocks = words, data, blocks
         self._found = found
 
-    def present(self) -> set[bytes]:
-        """The words found in any block."""
-        return {self.words.words[k] for k in self._found}
+    def present(self) -> set:
+        """The words (and pattern names) found in any block."""
+        return {self.words.keys[k] for k in self._found}
 
-    def blocks_of(self, words: Iterable[bytes]) -> list[int]:
+    def blocks_of(self, words: Iterable) -> list[int]:
         out: set[int] = set()
         for w in words:
             out.update(self._found.get(self.words.index[w], ()))
         return sorted(out)
 
-    def windows(self, words: Iterable[bytes], margin: int = 1) -> list[tuple[int, int]]:
+    def windows(self, words: Iterable, margin: int = 1) -> list[tuple[int, int]]:
         """Byte ranges of the blocks that hold any of the words, with `margin` blocks either
         side (a match may run into the next block), merged."""
         out: list[tuple[int, int]] = []

@@ -207,8 +207,9 @@ def pattern_hits(text: str) -> list[Hit]:
 
 @lru_cache(maxsize=1)
 def _words() -> WordSet:
-    """gitleaks' keywords and '@' (e-mail addresses), one Set (rlm.redact.blocks)."""
-    return WordSet([*rule_set().keywords(), b"@"])
+    """gitleaks' keywords and '@' (e-mail addresses), and the presence patterns of the rules
+    whose keywords are common words, one Set (rlm.redact.blocks)."""
+    return WordSet([*rule_set().keywords(), b"@"], patterns=rule_set().presences())
 
 
 def _byte_hits(data: bytes) -> list[tuple[int, int, str]]:
