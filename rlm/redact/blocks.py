@@ -15,19 +15,20 @@ canary) tells the two apart, and a block where it is missing counts as holding e
 Patterns can ride along (named regexes, case as written): gitleaks' rules whose keywords are
 common words each give one that all their matches hold (rlm.redact.rules), so that they read
 only the blocks where it is. A pattern's match may run past a line end into the next block
-(a `\\s` in it), so each block is scanned with OVERLAP bytes of the next (a word found there counts
-for both blocks: a reader of either reads its neighbours too).
+(a `\\s` in it): Hyperscan scans the patterns over the whole text at once (their matches are
+few), the RE2 Set reads each block with OVERLAP bytes of the next.
 """
 
 from __future__ import annotations
 
-import re
 import threading
+from bisect import bisect_right
 from typing import Iterable
 
 BLOCK = 4096  # bytes per block: smaller costs more Set calls, larger reads more text per rule
-OVERLAP = 16  # bytes of the next block scanned with each: more than a pattern's match holds
-# after a line end (an operator and the quotes or spaces before it; a token's terminator)
+OVERLAP = 16  # bytes of the next block the RE2 Set reads with each, for the patterns: more
+# than a match of one holds after a line end (an operator and the quotes or spaces before it;
+# a token's terminator)
 
 
 def cut_blocks(data: bytes, size: int = BLOCK) -> list[tuple[int, int]]:
@@ -43,18 +44,19 @@ def cut_blocks(data: bytes, size: int = BLOCK) -> list[tuple[int, int]]:
 
 class WordSet:
     """Words (bytes, matched case-blind) and named patterns (regexes, bytes) compiled once.
-    engine: "hyperscan", "re2", or None for Hyperscan where it is installed. A pattern that
-    Hyperscan cannot compile leaves all of them out (`patterns` then says none is known)."""
+    engine: "hyperscan", "re2", or None for Hyperscan where it is installed. Patterns that
+    Hyperscan cannot compile are left out (`patterns` then names none)."""
 
     def __init__(self, words: Iterable[bytes], engine: str | None = None,
                  patterns: Iterable[tuple[str, bytes]] = ()):
         self.words = list(dict.fromkeys(words))
         pats = dict(patterns)
-        self._hs = None if engine == "re2" else _hyperscan_db(self.words, pats,
-                                                                engine == "hyperscan")
-        if self._hs is None and pats and engine != "re2" and _hyperscan_installed():
-            # a pattern Hyperscan cannot read: the words alone (its readers read their words)
-            self._hs, pats = _hyperscan_db(self.words, {}, engine == "hyperscan"), {}
+        self._hs = None if engine == "re2" else _hyperscan_db(self.words, engine == "hyperscan")
+        self._hs_patterns = None
+        if self._hs is not None and pats:
+            self._hs_patterns = _hyperscan_patterns(list(pats.values()), len(self.words))
+            if self._hs_patterns is None:
+                pats = {}  # a pattern Hyperscan cannot read: its readers read their words
         self.engine = "hyperscan" if self._hs is not None else "re2"
         self.patterns = list(pats)
         self.keys: list = [*self.words, *self.patterns]  # words (bytes), then pattern names
@@ -72,29 +74,50 @@ class WordSet:
             self._where_re2(data, blocks)
         return Presence(self, data, blocks, found)
 
-    def _where_hs(self, data: bytes, blocks) -> dict[int, list[int]]:
+    def _scratch(self, name: str, db):
         import hyperscan
 
-        scratch = getattr(self._local, "scratch", None)
+        scratch = getattr(self._local, name, None)
         if scratch is None:
-            scratch = self._local.scratch = hyperscan.Scratch(self._hs)
+            scratch = hyperscan.Scratch(db)
+            setattr(self._local, name, scratch)
+        return scratch
+
+    def _where_hs(self, data: bytes, blocks) -> dict[int, list[int]]:
         found: dict[int, list[int]] = {}
 
         def seen(key: int, _start: int, _end: int, _flags: int, block: int) -> None:
             found.setdefault(key, []).append(block)  # once a block: SINGLEMATCH
 
-        scan, n, view = self._hs.scan, len(data), memoryview(data)
+        scan, scratch, view = self._hs.scan, self._scratch("scratch", self._hs), memoryview(data)
         for bi, (a, b) in enumerate(blocks):
-            scan(view[a:min(n, b + OVERLAP)], match_event_handler=seen, context=bi,
-                 scratch=scratch)
+            scan(view[a:b], match_event_handler=seen, context=bi, scratch=scratch)
+        if self._hs_patterns is not None:
+            found.update(self._patterns_hs(data, blocks))
         return found
 
+    def _patterns_hs(self, data: bytes, blocks) -> dict[int, list[int]]:
+        """The patterns over the whole text in one scan (a match may cross a block's edge):
+        each in the block where a match of it ends (its start is in that one or the one
+        before: a reader reads one block either side)."""
+        ends = [b for _, b in blocks]
+        seen: dict[int, set[int]] = {}
+
+        def report(key: int, _start: int, end: int, _flags: int, _ctx) -> None:
+            seen.setdefault(key, set()).add(end - 1)
+
+        db = self._hs_patterns
+        db.scan(data, match_event_handler=report, scratch=self._scratch("patterns", db))
+        return {k: sorted({bisect_right(ends, at) for at in where}) for k, where in seen.items()}
+
     def _where_re2(self, data: bytes, blocks) -> dict[int, list[int]]:
+        """One Set call a block; with patterns, a block and OVERLAP bytes of the next."""
         every = range(len(self.keys))
         found: dict[int, list[int]] = {}
         match, n = self._set.Match, len(data)
+        reach = OVERLAP if self.patterns else 0
         for bi, (a, b) in enumerate(blocks):
-            got = match(data[a:min(n, b + OVERLAP)])
+            got = match(data[a:min(n, b + reach)])
             if self.canary not in got:  # the DFA gave up: count the block as holding them all
                 got = every
             for k in got:
@@ -103,36 +126,35 @@ class WordSet:
         return found
 
 
-def _hyperscan_db(words: list[bytes], patterns: dict[str, bytes], required: bool):
-    """The words (each reported once a scan, case-blind), then the patterns, as one Hyperscan
-    database; None where the package is missing or cannot compile them (unless `required`).
-    Words alone compile in literal mode (~10 ms); with patterns every word is a regex."""
+def _hyperscan_db(words: list[bytes], required: bool):
+    """The words as one Hyperscan database (each reported once a scan, case-blind), or None
+    where the package is missing or cannot compile them (unless `required`)."""
     try:
         import hyperscan
 
         db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-        once = hyperscan.HS_FLAG_SINGLEMATCH
-        if not patterns:
-            db.compile(expressions=words, ids=list(range(len(words))), elements=len(words),
-                       flags=hyperscan.HS_FLAG_CASELESS | once, literal=True)
-            return db
-        exprs = [re.escape(w) for w in words] + list(patterns.values())
-        db.compile(expressions=exprs, ids=list(range(len(exprs))), elements=len(exprs),
-                   flags=[hyperscan.HS_FLAG_CASELESS | once] * len(words)
-                   + [once] * len(patterns))
+        db.compile(expressions=words, ids=list(range(len(words))), elements=len(words),
+                   flags=hyperscan.HS_FLAG_CASELESS | hyperscan.HS_FLAG_SINGLEMATCH,
+                   literal=True)
         return db
-    except Exception:  # noqa: BLE001 - ImportError, a build without literal mode, a pattern
-        if required and not patterns:
+    except Exception:  # noqa: BLE001 - ImportError, or a build of it without literal mode
+        if required:
             raise
         return None
 
 
-def _hyperscan_installed() -> bool:
+def _hyperscan_patterns(patterns: list[bytes], first_id: int):
+    """The patterns as a Hyperscan database (ids from first_id), or None if it cannot
+    compile them."""
     try:
-        import hyperscan  # noqa: F401
-    except ImportError:
-        return False
-    return True
+        import hyperscan
+
+        db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+        db.compile(expressions=patterns, elements=len(patterns),
+                   ids=list(range(first_id, first_id + len(patterns))), flags=0)
+        return db
+    except Exception:  # noqa: BLE001 - a construct Hyperscan lacks
+        return None
 
 
 def _re2_set(words: list[bytes], patterns: dict[str, bytes]):

@@ -6,6 +6,7 @@ a match sits at a block's edge (issue 21, item 4)."""
 
 from __future__ import annotations
 
+import importlib.util
 import tempfile
 from pathlib import Path
 
@@ -59,11 +60,15 @@ def _texts() -> list[tuple[str, bytes]]:
             + [(f"assignments-{s}", _assignments(s)) for s in (1, 2)])
 
 
+ENGINES = ["re2"] + (["hyperscan"] if importlib.util.find_spec("hyperscan") else [])
+
+
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("name,data", _texts(), ids=[n for n, _ in _texts()])
-def test_presence_windows_find_what_keyword_windows_found(name, data):
-    words = D._words()
-    assert words.patterns  # the presence patterns compiled (Hyperscan or the RE2 Set)
-    keywords_only = WordSet(words.words, engine=words.engine)
+def test_presence_windows_find_what_keyword_windows_found(name, data, engine):
+    words = WordSet(D._words().words, engine=engine, patterns=rule_set().presences())
+    assert words.engine == engine and len(words.patterns) == len(COMMON)
+    keywords_only = WordSet(words.words, engine=engine)
     now, before = _found(data, words), _found(data, keywords_only)
     assert now == before, (sorted(before - now)[:5], sorted(now - before)[:5])
     if name.startswith(("assignments", "planted")):
@@ -79,6 +84,7 @@ def test_a_common_rule_reads_only_the_blocks_that_hold_its_presence():
     rows[2500] = f"2026-03-01 12:00:00 WARN vault {VAULT} and api_key = 'k9Fz2LqP0xVb7Ws3'"
     data = ("\n".join(rows) + "\n").encode()
     where = D._words().where(data)
+    assert D._words().patterns  # the presence patterns compiled
     for rule in ("vault-service-token", "generic-api-key"):
         [(a, b)] = where.windows([f"rule:{rule}"])
         assert rows[2500].encode() in data[a:b] and b - a <= 3 * BLOCK + 400
@@ -95,14 +101,3 @@ def test_presence_is_a_prefix_of_a_led_rule_or_the_rule_itself():
     assert presence(lead + "(?:a)" + op + "?x", True) is None  # the operator optional
     assert presence(lead + "(?:a)[|(]" + op + "x", True) is not None  # '|' in a class
     assert presence(lead + "(?:a)x", True) is None  # no operator
-
-
-def test_the_engines_agree_on_the_presence_patterns():
-    pytest.importorskip("hyperscan")
-    words = D._words()
-    data = b"".join(d for _, d in _texts()[-4:])
-    fast = WordSet(words.words, engine="hyperscan", patterns=rule_set().presences())
-    slow = WordSet(words.words, engine="re2", patterns=rule_set().presences())
-    a, b = fast.where(data), slow.where(data)
-    assert fast.patterns == slow.patterns and len(fast.patterns) == len(COMMON)
-    assert a._found == b._found
