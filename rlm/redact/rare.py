@@ -22,10 +22,13 @@ _SHAPES = {  # detector -> what every match of its Python pattern matches (the p
           rb"secret[_-]?access[_-]?key|account[_-]?key|session[_-]?token|client[_-]?secret|"
           rb"password|passwd|pwd|private[_-]?key)[\"']?" + _SPACE + rb"*[=:]",
     "aws": rb"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}",
-    "iban": rb"[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]{4}){2}",
-    "ssn": rb"[0-9]{3}-[0-9]{2}-[0-9]{4}",
-    "phone": rb"\+[0-9]{1,3}(?:[ .-]?\(?[0-9]{1,4}\)?){2,5}|\([0-9]{3}\)[ .-]?[0-9]{3}[ .-]"
-             rb"[0-9]{4}|[0-9]{3}[.-][0-9]{3}[.-][0-9]{4}",
+    # with the byte before that the pattern's look-behind allows (a version's '2.4+20151223'
+    # is no phone number: dpkg's logs hold thousands of them, on lines of up to 8 KB)
+    "iban": rb"(?:^|[^0-9A-Za-z_])[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]{4}){2}",
+    "ssn": rb"(?:^|[^0-9A-Za-z_-])[0-9]{3}-[0-9]{2}-[0-9]{4}",
+    "phone": rb"(?:^|[^0-9A-Za-z_+])\+[0-9]{1,3}(?:[ .-]?\(?[0-9]{1,4}\)?){2,5}"
+             rb"|(?:^|[^0-9A-Za-z_(])\([0-9]{3}\)[ .-]?[0-9]{3}[ .-][0-9]{4}"
+             rb"|(?:^|[^0-9A-Za-z_.-])[0-9]{3}[.-][0-9]{3}[.-][0-9]{4}",
     # "::" or 8 groups (7 colons): a clock's 08:00:00 is neither. A "::" only in a whole run
     # of hex digits and colons: C++ and Java names (IdoTransportMgr::SendPacket) are not
     "ipv6": rb"(?:^|[^0-9A-Za-z_:])[0-9A-Fa-f:]*::[0-9A-Fa-f:]*(?:$|[^0-9A-Za-z_:])"
@@ -76,7 +79,7 @@ def shape_lines(data: bytes) -> dict[str, list[tuple[int, int]]]:
         s, e = raw.Match(anchor, data, pos, n)[0]
         if s < 0:
             break
-        at = s + 1 if data[s] == 0x0A else s  # a byte before (card, IPv6): the line above's
+        at = s + 1 if data[s] == 0x0A else s  # a shape's byte before: the line above's end
         a = data.rfind(b"\n", 0, at) + 1
         b = data.find(b"\n", max(at, e - 1))  # a key=value match may run on (its \s)
         b = n if b < 0 else b

@@ -25,13 +25,14 @@ def _python(text: str) -> set[tuple[int, int, str]]:
     out |= {(m.start(), m.end(), "PHONE") for m in D._PHONE.finditer(text)
             if D._phone_ok(m.group())}
     out |= {(m.start(), m.end(), "IP") for m in D._IPV6.finditer(text) if D._ipv6_ok(m.group())}
+    out |= {(m.start(), m.end(), "IBAN") for m in D._IBAN.finditer(text) if D.iban_ok(m.group())}
     return out
 
 
 def _found(text: str) -> set[tuple[int, int, str]]:
     data = text.encode()
     assert len(data) == len(text)
-    return {h for h in D._byte_hits(data) if h[2] in ("CARD", "SSN", "PHONE")
+    return {h for h in D._byte_hits(data) if h[2] in ("CARD", "SSN", "PHONE", "IBAN")
             or (h[2] == "IP" and b":" in data[h[0]:h[1]])}
 
 
@@ -52,7 +53,9 @@ def _random_text(rnd: random.Random, pieces: int = 400) -> str:
                 "078-05-1120", "219-09-9999", "DE89 3704 0044 0532 0130 00", "GB82WEST1234",
                 "fe80::1", "2001:db8::8a2e:370:7334", "2001:db8:85a3:0:0:8a2e:370:7334",
                 "Mgr::Send", "(0x0)::listen", "::1", "::ffff:c000:280", "fe80::", "a::b::c", ":::", "fe80::1ff:fe23:4567:890a",
-                "password=", "token abcdefgh12", "https://u:p@h", "AKIA",
+                "password=", "2.4+20151223", "x+44 20 7946 0958", "_078-05-1120",
+                "GB82 WEST 1234 5698 7654 32", "aGB82WEST12345698765432", "(415)555-0134",
+                ".415-555-0134", "DE89370400440532013000", "token abcdefgh12", "https://u:p@h", "AKIA",
                 "1234567890123456789", "2021-01-05 10:11:12"]))
         else:
             parts.append(rnd.choice(["\n", " ", "-", "+", "(", ")", "x", ":", ".", "_",
