@@ -278,6 +278,8 @@ def large(nl: bytes) -> tuple[list[int], list[int]]:
     if head is None or len(head[0]) * DENSE >= cut:
         return spans(nl)
     tail = scanned(nl, cut)  # from the newline before its first line
+    if tail is None:  # over 2 GB: more than one Hyperscan block scan takes
+        return spans(nl)
     return head[0] + tail[0], head[1] + tail[1]
 
 

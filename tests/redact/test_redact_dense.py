@@ -235,3 +235,18 @@ def test_a_large_text_finds_the_same_addresses_by_either_path(monkeypatch):
     ipv4.large(sparse)  # an address every ~500 bytes: Hyperscan
     with pytest.raises(AssertionError):
         ipv4.large(dense_text)  # two a line: the arrays
+
+
+def test_a_text_too_long_for_one_hyperscan_scan_goes_through_the_arrays(monkeypatch):
+    """Hyperscan scans at most 2 GB at once: past that, `large` reads the arrays, not None."""
+    from rlm.redact import ipv4
+
+    if ipv4.scanned(b"\n1.2.3.4") is None:
+        pytest.skip("no Hyperscan here")
+    nl = ("\n" + "\n".join(f"from 10.0.{i % 250}.{i % 199} " + "ok " * 160
+                            for i in range(4_000))).encode()  # sparse: Hyperscan's
+    real = ipv4.scanned
+    monkeypatch.setattr(ipv4, "scanned", lambda nl, start=0, end=None:
+                        None if start else real(nl, start, end))  # the tail is "too long"
+    assert len(nl) > dense.ARRAYS_ALWAYS
+    assert ipv4.large(nl) == ipv4.spans(nl) and len(ipv4.large(nl)[0]) == 4_000
