@@ -13,7 +13,7 @@
    logs and on the log and transcript fixtures, and of a run's Redactor over the same text cut
    into 4 KB and 32 KB prompts (the fixed cost of each call counts there), next to one pass of a single compiled regex
    (`re.findall(r"\\d+")`) over the same text in the same run (the machine's reference), and the
-   detectors before on the same text: the one at `--previous REV` (default: session 4's end), whole
+   detectors before on the same text: the one at `--previous REV` (default: session 5's end), whole
    and over 4 KB prompts, and the one before
    issue 21 (`--before REV`, when detect-secrets is installed).
 
@@ -253,9 +253,10 @@ def main() -> None:
     ap.add_argument("--lines", type=int, default=20_000)
     ap.add_argument("--loghub", default=str(ROOT.parent.parent / "shared" / "loghub"))
     ap.add_argument("--before", default="26a8144", help="git revision of the detector before")
-    ap.add_argument("--previous", default="83d352d",
+    ap.add_argument("--previous", default="621685c",
                     help="git revision of a detector to time in the same run (default: the end of "
-                         "session 4, before the Hyperscan IPv4 pass and the led rules)")
+                         "session 5, before the shared shapes' pass and the rules' presence "
+                         "patterns)")
     a = ap.parse_args()
     print(f"machine load (1 min): {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     before = before_module(a.before) if a.before else None
