@@ -142,7 +142,7 @@ def presence(regex: str, led: bool) -> bytes | None:
     body = regex[len(_LEAD):]
     cut = body.find(_OPERATOR) + len(_OPERATOR)
     if cut < len(_OPERATOR) or body[cut:cut + 1] in ("?", "*", "+", "{") \
-            or not _one_branch(body):
+            or not _one_branch(body) or not _one_branch(body[:cut]):  # cut inside a group
         return None
     return ("(?i)" + body[:cut]).encode()
 

@@ -101,3 +101,4 @@ def test_presence_is_a_prefix_of_a_led_rule_or_the_rule_itself():
     assert presence(lead + "(?:a)" + op + "?x", True) is None  # the operator optional
     assert presence(lead + "(?:a)[|(]" + op + "x", True) is not None  # '|' in a class
     assert presence(lead + "(?:a)x", True) is None  # no operator
+    assert presence(lead + "(?:a" + op + "|b)x", True) is None  # the operator inside a group
