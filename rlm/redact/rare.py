@@ -3,8 +3,9 @@
 addresses, card numbers): each pattern of rlm.redact.detect reads only the lines that hold its
 shape, found by one RE2 pass over the bytes for all the shapes (400-550 MB/s of CPU on logs;
 one DFA pass costs about the same whatever it looks for, so the card candidates share it). A shape
-is its pattern less the look-arounds RE2 lacks, so it matches wherever the pattern could. (A
-word every match holds was too wide: "publickey" holds "key", on every line of an sshd log.)
+is its pattern with the byte before it taken where the pattern looks behind, and less the
+look-aheads RE2 lacks, so it matches wherever the pattern could. (A word every match holds was
+too wide: "publickey" holds "key", on every line of an sshd log.)
 """
 
 from __future__ import annotations
