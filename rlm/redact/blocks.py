@@ -25,6 +25,8 @@ import threading
 from bisect import bisect_right
 from typing import Iterable
 
+from rlm.redact.dense import re2_set, set_match
+
 BLOCK = 4096  # bytes per block: smaller costs more Set calls, larger reads more text per rule
 OVERLAP = 16  # bytes of the next block the RE2 Set reads with each, for the patterns: more
 # than a match of one holds after a line end (an operator and the quotes or spaces before it;
@@ -112,17 +114,12 @@ class WordSet:
 
     def _where_re2(self, data: bytes, blocks) -> dict[int, list[int]]:
         """One Set call a block; with patterns, a block and OVERLAP bytes of the next."""
-        every = range(len(self.keys))
+        every = range(len(self.keys))  # a block where the DFA gave up holds them all
         found: dict[int, list[int]] = {}
-        match, n = self._set.Match, len(data)
-        reach = OVERLAP if self.patterns else 0
+        n, reach = len(data), OVERLAP if self.patterns else 0
         for bi, (a, b) in enumerate(blocks):
-            got = match(data[a:min(n, b + reach)])
-            if self.canary not in got:  # the DFA gave up: count the block as holding them all
-                got = every
-            for k in got:
-                if k != self.canary:
-                    found.setdefault(k, []).append(bi)
+            for k in set_match(self._set, self.canary, data[a:min(n, b + reach)], every):
+                found.setdefault(k, []).append(bi)
         return found
 
 
@@ -160,18 +157,9 @@ def _hyperscan_patterns(patterns: list[bytes], first_id: int):
 def _re2_set(words: list[bytes], patterns: dict[str, bytes]):
     import re2
 
-    o = re2.Options()
-    o.log_errors = False
-    o.max_mem = 64 << 20
-    o.encoding = re2.Options.Encoding.LATIN1
-    s = re2.Set.SearchSet(o)
-    for w in words:  # case-blind in the Set: faster than lower-casing the text first
-        s.Add(b"(?i)" + re2.escape(w))
-    for p in patterns.values():
-        s.Add(p)
-    canary = s.Add(b"^")
-    s.Compile()
-    return s._set, canary
+    # case-blind words in the Set: faster than lower-casing the text first
+    return re2_set([*(b"(?i)" + re2.escape(w) for w in words), *patterns.values()],
+                   max_mem=64 << 20)
 
 
 class Presence:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Callable, Iterator
+from typing import Callable, Iterable, Iterator
 
 OCTET = rb"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
 _HEX = rb"[0-9A-Fa-f]"
@@ -38,17 +38,47 @@ _DIGITS = frozenset(b"0123456789")
 _IPV6_WHOLE = re.compile(r"(?:[0-9A-Fa-f]{0,4}:){2,7}(?:[0-9A-Fa-f]{1,4}|:)?")
 
 
-def re2_bytes(pattern: bytes, latin1: bool = False):
-    """An RE2 pattern over bytes. latin1: one byte is one character (offsets are byte offsets
-    whatever the text holds; a class such as [^0-9] takes one byte of a multi-byte character,
-    where in UTF-8 mode it would take the whole character)."""
+def re2_options(latin1: bool = False, max_mem: int | None = None):
+    """RE2's options for redaction: errors not logged; latin1: one byte is one character
+    (offsets are byte offsets whatever the text holds; a class such as [^0-9] takes one byte
+    of a multi-byte character, where in UTF-8 mode it would take the whole character)."""
     import re2
 
     o = re2.Options()
     o.log_errors = False
     if latin1:
         o.encoding = re2.Options.Encoding.LATIN1
-    return re2.compile(pattern, o)
+    if max_mem:
+        o.max_mem = max_mem
+    return o
+
+
+def re2_bytes(pattern: bytes, latin1: bool = False):
+    """An RE2 pattern over bytes (see re2_options)."""
+    import re2
+
+    return re2.compile(pattern, re2_options(latin1))
+
+
+def re2_set(patterns: Iterable[bytes], max_mem: int | None = None) -> tuple:
+    """The patterns as one RE2 Set over bytes (Latin-1), and the index of a last pattern that
+    every text matches (the canary): a Set whose DFA runs out of memory answers nothing, as if
+    no pattern were there, and the canary's absence tells the two apart (see set_match)."""
+    import re2
+
+    s = re2.Set.SearchSet(re2_options(True, max_mem))
+    for p in patterns:
+        s.Add(p)
+    canary = s.Add(b"^")
+    s.Compile()
+    return s._set, canary
+
+
+def set_match(raw, canary: int, data: bytes, every: Iterable[int]) -> Iterable[int]:
+    """The indexes of the patterns of re2_set's Set that data holds; all of `every` when the
+    Set's DFA gave up on it."""
+    got = raw.Match(data)
+    return [k for k in got if k != canary] if canary in got else every
 
 
 @lru_cache(maxsize=None)

@@ -52,17 +52,7 @@ def _shapes_set():
     takes the leftmost match only, and a match can start inside another: an SSN inside a
     phone number's digits, a phone number inside a card candidate's). A last pattern that
     every line matches tells a Set whose DFA ran out of memory (it then says nothing)."""
-    import re2
-
-    o = re2.Options()
-    o.log_errors = False
-    o.encoding = re2.Options.Encoding.LATIN1
-    shapes = re2.Set.SearchSet(o)
-    for n in _NAMES:
-        shapes.Add(_SHAPES[n])
-    canary = shapes.Add(b"^")
-    shapes.Compile()
-    return shapes._set, canary
+    return dense.re2_set(_SHAPES[n] for n in _NAMES)
 
 
 def shape_lines(data: bytes) -> dict[str, list[tuple[int, int]]]:
@@ -84,10 +74,8 @@ def shape_lines(data: bytes) -> dict[str, list[tuple[int, int]]]:
         a = data.rfind(b"\n", 0, at) + 1
         b = data.find(b"\n", max(at, e - 1))  # a key=value match may run on (its \s)
         b = n if b < 0 else b
-        got = which.Match(data[a:b])
-        for k in (got if canary in got else every):
-            if k != canary:
-                out.setdefault(_NAMES[k], []).append((a, b))
+        for k in dense.set_match(which, canary, data[a:b], every):
+            out.setdefault(_NAMES[k], []).append((a, b))
         pos = b  # its newline: the byte before a card at the next line's start
     return out
 

@@ -22,7 +22,7 @@ from functools import lru_cache, partial
 from importlib import resources
 from typing import Iterator
 
-from rlm.redact.dense import matches
+from rlm.redact.dense import matches, re2_options
 from rlm.redact.scan import shannon
 
 MIN_SECRET = 8  # shorter "secrets" are ids and words, whatever a rule says
@@ -59,12 +59,7 @@ class Found:
 
 
 def _re2_options():
-    import re2
-
-    o = re2.Options()
-    o.log_errors = False
-    o.max_mem = 32 << 20
-    return o
+    return re2_options(max_mem=32 << 20)
 
 
 def _allow(spec: dict, opts) -> Allow:
