@@ -33,11 +33,12 @@ OVERLAP = 16  # bytes of the next block the RE2 Set reads with each, for the pat
 # a token's terminator)
 
 
-def cut_blocks(data: bytes, size: int = BLOCK) -> list[tuple[int, int]]:
-    """data cut into blocks of about `size` bytes that end at line ends."""
-    out, a, n = [], 0, len(data)
+def cut_blocks(data: bytes, size: int = BLOCK, start: int = 0, end: int | None = None
+               ) -> list[tuple[int, int]]:
+    """data[start:end] cut into blocks of about `size` bytes that end at line ends."""
+    out, a, n = [], start, len(data) if end is None else end
     while a < n:
-        b = data.find(b"\n", min(a + size, n) - 1)
+        b = data.find(b"\n", min(a + size, n) - 1, n)
         b = n if b < 0 else b + 1
         out.append((a, b))
         a = b
@@ -70,11 +71,21 @@ class WordSet:
     def knows(self, name: str) -> bool:
         return name in self.index
 
-    def where(self, data: bytes) -> "Presence":
-        blocks = cut_blocks(data)
+    def where(self, data: bytes, segments: list[tuple[int, int]] | None = None) -> "Presence":
+        """Which blocks of data hold which words. segments: the byte ranges of texts joined
+        into data (rlm.redact.batch); each is cut into blocks of its own, as if alone, and
+        nothing between them is read."""
+        if segments is None:
+            blocks, texts = cut_blocks(data), None
+        else:
+            blocks, texts = [], []
+            for s, e in segments:
+                own = cut_blocks(data, BLOCK, s, e)
+                texts.extend([(len(blocks), len(blocks) + len(own) - 1)] * len(own))
+                blocks.extend(own)
         found = self._where_hs(data, blocks) if self._hs is not None else \
-            self._where_re2(data, blocks)
-        return Presence(self, data, blocks, found)
+            self._where_re2(data, blocks, texts)
+        return Presence(self, data, blocks, found, texts, segments)
 
     def _scratch(self, name: str, db):
         import hyperscan
@@ -108,16 +119,24 @@ class WordSet:
         def report(key: int, _start: int, end: int, _flags: int, _ctx) -> None:
             seen.setdefault(key, set()).add(end - 1)
 
+        def block(at: int) -> int:  # between joined texts (its terminator, a newline, read as
+            # the end of the text alone): the block before
+            i = bisect_right(ends, at)
+            return i - 1 if i == len(blocks) or at < blocks[i][0] else i
+
         db = self._hs_patterns
         db.scan(data, match_event_handler=report, scratch=self._scratch("patterns", db))
-        return {k: sorted({bisect_right(ends, at) for at in where}) for k, where in seen.items()}
+        return {k: sorted(set(map(block, where))) for k, where in seen.items()}
 
-    def _where_re2(self, data: bytes, blocks) -> dict[int, list[int]]:
-        """One Set call a block; with patterns, a block and OVERLAP bytes of the next."""
+    def _where_re2(self, data: bytes, blocks, texts: list[tuple[int, int]] | None
+                   ) -> dict[int, list[int]]:
+        """One Set call a block; with patterns, a block and OVERLAP bytes of the next (of the
+        same text, when texts are joined)."""
         every = range(len(self.keys))  # a block where the DFA gave up holds them all
         found: dict[int, list[int]] = {}
-        n, reach = len(data), OVERLAP if self.patterns else 0
+        reach = OVERLAP if self.patterns else 0
         for bi, (a, b) in enumerate(blocks):
+            n = len(data) if texts is None else blocks[texts[bi][1]][1]
             for k in set_match(self._set, self.canary, data[a:min(n, b + reach)], every):
                 found.setdefault(k, []).append(bi)
         return found
@@ -163,11 +182,22 @@ def _re2_set(words: list[bytes], patterns: dict[str, bytes]):
 
 
 class Presence:
-    """Which blocks of one text hold which words."""
+    """Which blocks of one text (or of texts joined, each cut on its own) hold which words."""
 
-    def __init__(self, words: WordSet, data: bytes, blocks, found):
+    def __init__(self, words: WordSet, data: bytes, blocks, found,
+                 texts: list[tuple[int, int]] | None = None,
+                 segments: list[tuple[int, int]] | None = None):
         self.words, self.data, self.blocks = words, data, blocks
         self._found = found
+        self._texts = texts  # joined texts: per block, its text's first and last block
+        self.segments = segments  # joined texts: their byte ranges in data
+
+    def text_at(self, at: int) -> tuple[int, int]:
+        """The byte range of the text that offset `at` is in: the whole data, or one of the
+        joined texts."""
+        if self.segments is None:
+            return 0, len(self.data)
+        return self.segments[bisect_right(self.segments, (at, len(self.data))) - 1]
 
     def present(self) -> set:
         """The words (and pattern names) found in any block."""
@@ -181,12 +211,13 @@ class Presence:
 
     def windows(self, words: Iterable, margin: int = 1) -> list[tuple[int, int]]:
         """Byte ranges of the blocks that hold any of the words, with `margin` blocks either
-        side (a match may run into the next block), merged."""
+        side (a match may run into the next block), merged; never across joined texts."""
         out: list[tuple[int, int]] = []
-        last = len(self.blocks) - 1
+        whole = (0, len(self.blocks) - 1)
         for i in self.blocks_of(words):
-            a, b = self.blocks[max(0, i - margin)][0], self.blocks[min(last, i + margin)][1]
-            if out and a <= out[-1][1]:
+            lo, hi = whole if self._texts is None else self._texts[i]
+            a, b = self.blocks[max(lo, i - margin)][0], self.blocks[min(hi, i + margin)][1]
+            if out and a <= out[-1][1]:  # joined texts: never (a gap lies between them)
                 out[-1] = (out[-1][0], max(b, out[-1][1]))
             else:
                 out.append((a, b))

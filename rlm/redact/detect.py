@@ -212,9 +212,11 @@ def _words() -> WordSet:
     return WordSet([*rule_set().keywords(), b"@"], patterns=rule_set().presences())
 
 
-def _byte_hits(data: bytes) -> list[tuple[int, int, str]]:
-    """(start, end, kind) in bytes, in priority order."""
-    where = _words().where(data)
+def _byte_hits(data: bytes, segments: list[tuple[int, int]] | None = None
+               ) -> list[tuple[int, int, str]]:
+    """(start, end, kind) in bytes, in priority order. segments: the byte ranges of the texts
+    joined into data (rlm.redact.batch), for what reads a text by blocks."""
+    where = _words().where(data, segments)
     shaped = rare.shape_lines(data)
     nl = b"\n" + data  # the dense patterns consume the byte before a value
     out: list[tuple[int, int, str]] = []

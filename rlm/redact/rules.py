@@ -243,7 +243,8 @@ class RuleSet:
         them), rule by rule (not in data order). Only the rules with a keyword present are
         looked at: a prompt of a few lines holds a handful of the ~300 keywords."""
         data = where.data
-        whole = [(0, len(data))]
+        whole = where.segments or [(0, len(data))]
+        own: dict[int, bytes] = {}  # joined texts: the bytes of each read
         present = where.present()
         due = {i for k in present for i in self._by_keyword.get(k, ())}
         for i in (range(len(self.rules)) if self._keywordless else sorted(due)):
@@ -257,12 +258,18 @@ class RuleSet:
             else:
                 spans = where.windows(self._keyword_bytes[i])
             for a, b in spans:
-                found = matches(rule.rx, data, a, b) if rule.probe is None else \
-                    led_matches(rule, data, a, b)
-                for m in map(partial(_Match, data), found):
-                    hit = self._secret(rule, m, data)
+                # joined texts (rlm.redact.batch): each is read alone, as its own bytes, so that
+                # `^`, `$` and `\b` at its edges mean what they mean for the text alone
+                s, e = where.text_at(a)
+                text = data if (s, e) == (0, len(data)) else own.get(s) or own.setdefault(
+                    s, data[s:e])
+                found = matches(rule.rx, text, a - s, b - s) if rule.probe is None else \
+                    led_matches(rule, text, a - s, b - s)
+                for m in map(partial(_Match, text), found):
+                    hit = self._secret(rule, m, text)
                     if hit is not None:
-                        yield hit
+                        yield hit if not s else Found(hit.start + s, hit.end + s, hit.value,
+                                                      hit.rule)
 
     def _secret(self, rule: Rule, m, data: bytes) -> Found | None:
         n = len(m.groups())
