@@ -14,6 +14,7 @@ from rlm.pipeline.aggregate import MAX_RECORDS, Counted, RecordsResult, Tally, a
     item_shape, norm_label, value_anchor
 from rlm.pipeline.aggregate_ops import answer
 from rlm.corpus.index import Chunk, iter_chunks
+from rlm.engine.ahead import Ahead
 from rlm.engine.call import call_json
 from rlm.engine.mapper import Outcome, map_items
 from rlm.models.base import Limits
@@ -54,11 +55,15 @@ async def run(ctx: Context) -> Result:
     tally = Tally()
     done_chunks: list[tuple[Chunk, bool, set[int]]] = []
 
+    def prompt(c: Chunk) -> list[dict[str, str]]:
+        return recipe.messages(RECIPE, "records", question=ctx.q, where=c.describe(),
+                               material=c.numbered_text())
+
+    ahead = Ahead(ctx.sub, prompt, key=lambda c: c.id)  # redaction scans a batch in one pass
+
     async def work(c: Chunk):
         ctx.emit(UnitStarted(c.id, c.path, c.line_start, c.line_end))
-        msgs = recipe.messages(RECIPE, "records", question=ctx.q, where=c.describe(),
-                               material=c.numbered_text())
-        out, _ = await call_json(ctx.sub, msgs, RecordsResult,
+        out, _ = await call_json(ctx.sub, ahead.messages(c), RecordsResult,
                                  Limits(max_tokens=t["max_tokens"], timeout=ctx.opts.timeout),
                                  ctx.budget)
         return out
@@ -75,7 +80,7 @@ async def run(ctx: Context) -> Result:
         done(ctx, unit_of(c), o)
 
     ctx.emit(Plan(total, ctx.opts.concurrency))
-    await map_items(_chunks(ctx, max_bytes), work, key=lambda c: c.id,
+    await map_items(ahead.items(_chunks(ctx, max_bytes)), work, key=lambda c: c.id,
                     concurrency=ctx.opts.concurrency, budget=ctx.budget,
                     cancel_scope=ctx.session.scope, on_outcome=finished, keep_results=False)
     res.cov.chunks_failed.sort(key=lambda c: int(c.chunk[1:]))

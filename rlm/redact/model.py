@@ -19,6 +19,7 @@ import asyncio
 import ipaddress
 import os
 import socket
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -27,10 +28,13 @@ from rlm.errors import UsageError
 from rlm.models import config
 from rlm.models.base import Completion, Limits, Model
 from rlm.models.config import parse_switch  # noqa: F401 - also read from here by the CLI
+from rlm.redact.batch import pattern_hits_many
 from rlm.redact.detect import pattern_hits
 from rlm.redact.redactor import Redactor
 
 OFFLOAD_CHARS = 2_000  # a message this long is scanned on a Ray worker (the chunk, not the system text)
+AHEAD_CHARS = 8_000_000  # prescanned texts not yet sent, at most (chars): what a run stopped
+# before sending is dropped oldest first
 
 
 class InOrder:
@@ -55,6 +59,8 @@ class RedactingModel:
         self.order = order or InOrder()
         self.name = inner.name
         self.context_tokens = inner.context_tokens
+        self._ahead: OrderedDict[str, list] = OrderedDict()  # text -> its pattern hits
+        self._ahead_chars = 0
 
     def __getattr__(self, attr: str) -> Any:  # base_url, forget, describe, speed, ...
         return getattr(self.inner, attr)
@@ -85,10 +91,36 @@ class RedactingModel:
         comp.data = self.redactor.restore_data(comp.data)
         return comp
 
+    def prescan(self, texts: list[str]) -> None:
+        """Scan the texts of prompts about to be sent in one pass (rlm.redact.batch; a fan-out
+        hands its next batch, rlm.engine.ahead): when each is sent, its hits are here and
+        only its placeholders are left to give, in the order sent. On the Ray executor each
+        prompt's scan runs on a worker instead (see _offloaded), so nothing is done here."""
+        from rlm.executor import current
+
+        if getattr(current(), "offload", None) is not None:
+            return
+        new = [t for t in dict.fromkeys(texts) if t and t not in self._ahead]
+        for t, hits in zip(new, pattern_hits_many(new)):
+            self._ahead[t] = hits
+            self._ahead_chars += len(t)
+        while self._ahead_chars > AHEAD_CHARS:
+            self._ahead_chars -= len(self._ahead.popitem(last=False)[0])
+
+    def redact_now(self, messages: list[dict[str, str]]) -> list[dict[str, str]]:
+        """The messages redacted here and now, from their prescanned hits where there are."""
+        found = {}
+        for m in messages if self._ahead else ():
+            c = m.get("content")
+            if isinstance(c, str) and (hits := self._ahead.pop(c, None)) is not None:
+                found[c] = hits
+                self._ahead_chars -= len(c)
+        return self.redact_messages(messages, found)
+
     async def _redacted(self, messages: list[dict[str, str]]) -> list[dict[str, str]]:
         offload, texts = _offloaded(messages)
         if offload is None:  # the local executor: scanned here, at once
-            return self.redact_messages(messages)
+            return self.redact_now(messages)
         prev, mine = self.order.ticket()
         try:
             hits = await asyncio.gather(*(offload("redact", pattern_hits, t) for t in texts))

@@ -97,18 +97,16 @@ def test_where_one_text_ends_and_the_next_begins(engine):
 
 def test_a_keyword_window_is_the_text_s_own():
     """sourcegraph's rule matches any 40-hex string in the blocks around its keyword "sgp_":
-    which one it finds depends on where the text's blocks are cut. A text with the keyword in
-    its first block and a hash three blocks on finds nothing alone; joined after another
-    text, blocks cut across both would bring the hash into the window."""
+    what it finds depends on where the text's blocks are cut. Here the keyword ends the text's
+    first block and a hash lies past the next one: alone, nothing is found. After texts of
+    other lengths, blocks cut across the texts would bring the hash into the window."""
     sha = "3f786850e387550fdab836ed7e6dc881de23001b"
     filler = "2026-03-01 INFO request ok path=/v1/items id=42 took 12ms\n"
-    first = filler * (BLOCK // len(filler) - 2)
-    second = "sgp_ mentioned here\n" + filler * (3 * BLOCK // len(filler)) + f"commit {sha}\n"
-    alone = pattern_hits(second)
-    assert not any(h.value == sha for h in alone)
-    assert any(h.value == sha for h in pattern_hits(second.replace("sgp_ mentioned here\n", "")
-                                                     .replace(f"commit {sha}", f"sgp_ {sha}")))
-    _same([first, second, first])
+    n = (BLOCK - 200) // len(filler)
+    second = filler * n + "sgp_ mentioned here\n" + filler * (n + 10) + f"commit {sha}\n"
+    assert not any(h.value == sha for h in pattern_hits(second))
+    for size in range(0, BLOCK, 256):
+        _same(["x" * size + "\n", second])
 
 
 def test_text_edges_mean_what_they_mean_alone():

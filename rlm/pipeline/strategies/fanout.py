@@ -20,6 +20,7 @@ from rlm.models.base import Limits
 from rlm.engine.events import Plan, ReduceNote, UnitStarted
 from rlm.engine.estimate import announce
 from rlm.engine import fit, longrun
+from rlm.engine.ahead import Ahead
 from rlm.engine.window import PROMPT_OVERHEAD_TOKENS, chunk_bytes
 from rlm.schemas.report import Estimate, Finding, Source
 from rlm.pipeline.codeonly.answers import ranked_by_code
@@ -89,10 +90,14 @@ async def map_chunks(ctx: Context, res: Result, make_chunks: Callable[[], Iterab
     t = recipe.task(RECIPE, "map")
     out_model = recipe.schema_model(RECIPE, "map")
 
-    async def read(c: Chunk):
-        msgs = recipe.messages(RECIPE, "map", question=ctx.q, where=c.describe(),
+    def prompt(c: Chunk) -> list[dict[str, str]]:
+        return recipe.messages(RECIPE, "map", question=ctx.q, where=c.describe(),
                                material=c.numbered_text(MAX_LINE_CHARS))
-        out, _ = await call_json(ctx.sub, msgs, out_model,
+
+    ahead = Ahead(ctx.sub, prompt, key=lambda c: c.id)  # redaction scans a batch in one pass
+
+    async def read(c: Chunk):
+        out, _ = await call_json(ctx.sub, ahead.messages(c), out_model,
                                  Limits(max_tokens=t["max_tokens"], timeout=ctx.opts.timeout),
                                  ctx.budget)
         return out
@@ -129,7 +134,8 @@ async def map_chunks(ctx: Context, res: Result, make_chunks: Callable[[], Iterab
             res.fail(unit_of(c), o)
         done(ctx, unit_of(c), o, fs)
 
-    await map_items(numbered(), work, key=lambda c: c.id, concurrency=ctx.opts.concurrency,
+    await map_items(ahead.items(numbered()), work, key=lambda c: c.id,
+                    concurrency=ctx.opts.concurrency,
                     budget=ctx.budget, cancel_scope=ctx.session.scope, on_outcome=finished,
                     keep_results=False)
     if split_ids:
