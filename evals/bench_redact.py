@@ -11,9 +11,11 @@
 3. Speed: MB/s of `detect` (CPU time of this process, best of 7 rounds in which every contender
    runs once in turn, and wall clock) on the LogHub
    logs and on the log and transcript fixtures, and of a run's Redactor over the same text cut
-   into 4 KB and 32 KB prompts (the fixed cost of each call counts there), next to one pass of a single compiled regex
+   into 4 KB, 16 KB and 32 KB prompts (the fixed cost of each call counts there), each redacted
+   as it is sent, and as a fan-out now sends them: built a batch ahead and scanned a batch in one
+   pass (rlm.engine.ahead, rlm.redact.batch), next to one pass of a single compiled regex
    (`re.findall(r"\\d+")`) over the same text in the same run (the machine's reference), and the
-   detectors before on the same text: the one at `--previous REV` (default: session 5's end), whole
+   detectors before on the same text: the one at `--previous REV` (default: session 6's end), whole
    and over 4 KB prompts, and the one before
    issue 21 (`--before REV`, when detect-secrets is installed).
 
@@ -171,6 +173,7 @@ def speed(text: str, label: str, before, previous) -> None:
     fns = {"detect": detect, "ref": lambda t: re.findall(r"\d+", t)}
     for size, c in chunks.items():
         fns[size] = lambda t, c=c: _redact_run(c)
+        fns[f"{size} ahead"] = lambda t, c=c: _redact_fanout(c)
     if previous is not None:
         small = chunks[CHUNKS[0]]
         fns["prev"] = previous.detect
@@ -178,11 +181,15 @@ def speed(text: str, label: str, before, previous) -> None:
     best = _interleaved(fns, text)
     (det_c, det_w), ref_c = best["detect"], best["ref"][0]
     run_c = {size: best[size][0] for size in CHUNKS}
+    ahead_c = {size: best[f"{size} ahead"][0] for size in CHUNKS}
     line = (f"   {label}: {mb:.1f} MB; detect {mb / det_c:.1f} MB/s CPU ({mb / det_w:.1f} wall); "
             f"one regex pass (\\d+) {mb / ref_c:.1f} MB/s CPU; detect takes {det_c / ref_c:.2f}x "
-            f"the regex pass; a run's Redactor over chunks of "
+            f"the regex pass; a run's Redactor over prompts of "
             + ", ".join(f"{size // 1000} KB {mb / c:.1f} MB/s ({c / ref_c:.2f}x)"
-                        for size, c in run_c.items()))
+                        for size, c in run_c.items())
+            + "; as a fan-out sends them (built and scanned a batch ahead) "
+            + ", ".join(f"{size // 1000} KB {mb / c:.1f} MB/s ({c / ref_c:.2f}x)"
+                        for size, c in ahead_c.items()))
     if previous is not None:
         prev_c, prev_r = best["prev"][0], best["prev_run"][0]
         line += (f"; the detector at --previous {mb / prev_c:.1f} MB/s CPU ({prev_c / det_c:.2f}x "
@@ -196,7 +203,8 @@ def speed(text: str, label: str, before, previous) -> None:
     print(line, flush=True)
 
 
-CHUNKS = (4_000, 32_000)  # prompt sizes: a small model's window, a common one
+CHUNKS = (4_000, 16_000, 32_000)  # prompt sizes: a small model's window, a fan-out's chunk
+# with the default 8,192-token context, a common larger one
 
 
 def _chunks(text: str, size: int) -> list[str]:
@@ -215,6 +223,24 @@ def _redact_run(chunks: list[str], redactor_cls=None) -> None:
     r = (redactor_cls or Redactor)()
     for c in chunks:
         r.redact(c, count_prompt=True)
+
+
+class _Silent:
+    """The model a RedactingModel wraps here: nothing is sent, only redacted."""
+
+    name, context_tokens = "bench", 8_192
+
+
+def _redact_fanout(chunks: list[str]) -> None:
+    """What a fan-out does now: its prompts built a batch ahead (rlm.engine.ahead), each batch
+    scanned in one pass (RedactingModel.prescan), each prompt redacted as it is sent."""
+    from rlm.engine.ahead import Ahead
+    from rlm.redact.model import RedactingModel
+
+    model = RedactingModel(_Silent(), Redactor())
+    ahead = Ahead(model, lambda i: [{"role": "user", "content": chunks[i]}], key=str)
+    for i in ahead.items(range(len(chunks))):
+        model.redact_now(ahead.messages(i))
 
 
 def ip_dense_log(lines: int) -> str:
@@ -253,10 +279,9 @@ def main() -> None:
     ap.add_argument("--lines", type=int, default=20_000)
     ap.add_argument("--loghub", default=str(ROOT.parent.parent / "shared" / "loghub"))
     ap.add_argument("--before", default="26a8144", help="git revision of the detector before")
-    ap.add_argument("--previous", default="621685c",
+    ap.add_argument("--previous", default="d269568",
                     help="git revision of a detector to time in the same run (default: the end of "
-                         "session 5, before the shared shapes' pass and the rules' presence "
-                         "patterns)")
+                         "session 6, before prompts were scanned in batches)")
     a = ap.parse_args()
     print(f"machine load (1 min): {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     before = before_module(a.before) if a.before else None
