@@ -135,26 +135,29 @@ async def map_chunks(ctx: Context, res: Result, make_chunks: Callable[[], Iterab
         done(ctx, unit_of(c), o, fs)
 
     await map_items(ahead.items(numbered()), work, key=lambda c: c.id,
-                    concurrency=ctx.opts.concurrency,
-                    budget=ctx.budget, cancel_scope=ctx.session.scope, on_outcome=finished,
-                    keep_results=False)
-    if split_ids:
-        n = len(split_ids)
-        res.cov.declared.append(f"{n} {'chunk was' if n == 1 else 'chunks were'} too big for the "
-                                "model's context (by the estimate on its own text, or by the "
-                                "server) and read in pieces")
-    if full:  # a dense chunk loses findings past the cap: say so, never silently
-        full.sort(key=lambda k: int(k[1:]))
-        res.cov.declared.append(
-            f"{len(full)} of {total} chunks gave the most findings one call may return ({cap}): "
-            f"they may hold more relevant lines than reported ({', '.join(full[:5])}"
-            f"{', …' if len(full) > 5 else ''}); ask a narrower question or use smaller chunks")
+                    concurrency=ctx.opts.concurrency, budget=ctx.budget,
+                    cancel_scope=ctx.session.scope, on_outcome=finished, keep_results=False)
+    _declare_limits(res, len(split_ids), full, total, cap)
     # file order, not completion order: reduce/synthesis prompts (and the call cache) stay
     # the same from one run to the next
     for fs in (verified, unverified):
         fs.sort(key=lambda f: (int((f.chunk or "c0")[1:]), f.source.line_start))
     res.cov.chunks_failed.sort(key=lambda c: int(c.chunk[1:]))
     await _reduce(ctx, res, verified, unverified)
+
+
+def _declare_limits(res: Result, split: int, full: list[str], total: int, cap: int) -> None:
+    """What the map could not read as one call each, or may not have reported in full."""
+    if split:
+        res.cov.declared.append(f"{split} {'chunk was' if split == 1 else 'chunks were'} too big "
+                                "for the model's context (by the estimate on its own text, or "
+                                "by the server) and read in pieces")
+    if full:  # a dense chunk loses findings past the cap: say so, never silently
+        full.sort(key=lambda k: int(k[1:]))
+        res.cov.declared.append(
+            f"{len(full)} of {total} chunks gave the most findings one call may return ({cap}): "
+            f"they may hold more relevant lines than reported ({', '.join(full[:5])}"
+            f"{', …' if len(full) > 5 else ''}); ask a narrower question or use smaller chunks")
 
 
 async def _reduce(ctx: Context, res: Result, verified: list[Finding],
