@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from itertools import chain, zip_longest
-from operator import itemgetter
+from itertools import chain, compress, repeat, zip_longest
+from operator import is_, itemgetter
 
 from rlm.redact.detect import KIND_WORDS, KINDS, PLACEHOLDER, Hit, collection_paused, detect
 
@@ -49,8 +49,8 @@ class Redactor:
         """Fill the gaps of `shown` (placeholders of `keys`) with new placeholders numbered in
         text order, as `placeholder` would, made and stored in C (map, zip, dict.update; the
         lock held): an sshd log has thousands of new addresses a prompt."""
-        missing = list(dict.fromkeys(k for k, ph in zip(keys, shown) if ph is None))
-        kinds = dict.fromkeys(k[0] for k in missing)
+        missing = list(dict.fromkeys(compress(keys, map(is_, shown, repeat(None)))))
+        kinds = dict.fromkeys(map(itemgetter(0), missing))
         for kind in kinds:
             new = missing if len(kinds) == 1 else [k for k in missing if k[0] == kind]
             first = self._counters[kind] + 1
