@@ -217,8 +217,10 @@ def withhold_text(text: str) -> tuple[str, int]:
     line up; and how many were. The last guard before a prompt leaves (rlm.prompts.recipe): the
     strategies withhold a chunk's lines before (and name them); this catches every other path
     (synthesis and merge prompts over findings, audit and mine candidates, summaries)."""
-    if not text or not _HINT.search(text):
+    if not text:
         return text, 0
+    # no _HINT gate over the whole text here: Python's alternation of ~40 words ran at ~5 MB/s
+    # on LogHub prompts (0.9 s a fan-out over 4.4 MB), the RE2 pass at ~300 MB/s
     cands = candidate_lines(text)
     if not cands:
         return text, 0
