@@ -16,7 +16,8 @@ from typing import Callable
 import numpy as np
 
 STEP = 64  # lines per sample: memory is 8 bytes per STEP lines
-_CACHED_BLOCKS = 8
+_CACHED_BLOCKS = 256  # decoded blocks kept (~600 bytes each: 160 KB): 16,384 lines, more than a
+# fan-out builds ahead in one batch (rlm.engine.ahead), whose chunks are then read again
 
 
 class LineOffsets:
