@@ -1,0 +1,165 @@
+"""Benchmark: what a whole fan-out spends on redaction, end to end (issue 21, item 4).
+
+`rlm ask LOG "which errors happened?" --strategy fanout` over the 16 LogHub logs (joined,
+`--copies` times), against the fake OpenAI-compatible server (rlm.testing.FakeServer) in a
+process of its own, so that this process's CPU time is the client's alone, one call at a time
+(so that placeholders are numbered alike from run to run). Three contenders,
+interleaved round after round (this machine's speed drifts 20-40% from minute to minute), best
+of `--rounds` each:
+
+- redaction off;
+- redaction on, each prompt scanned as it is sent (session 6's way);
+- redaction on, prompts built and scanned a batch ahead (rlm.engine.ahead, rlm.redact.batch).
+
+What redaction costs is a contender's CPU time less the run's with redaction off; divided into
+the corpus's size, that is the fan-out's redaction rate (MB/s on one core). Also checked: the
+two ways send the same prompts (their hashes), so the faster one is not sending less.
+
+    python -m evals.bench_fanout_redaction [--loghub DIR] [--copies 3] [--rounds 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import anyio
+
+ROOT = Path(__file__).resolve().parent.parent
+
+SERVER = """
+import sys, time
+from rlm.testing import FakeServer
+s = FakeServer(port=int(sys.argv[1])).start()
+s.on("MapResult", lambda req, text: {"findings": []})
+print("ready", flush=True)
+sys.stdin.read()
+"""
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _run(path: Path, url: str, redact: bool, ahead: bool) -> tuple[float, float, str, object]:
+    """(CPU seconds, wall seconds, a hash of the prompts sent, the report) of one fan-out."""
+    from rlm.api import AskOptions, ask_async
+    from rlm.models.openai_compat import reset_mode_cache
+    from rlm.redact import model as redact_model
+
+    sent = hashlib.sha256()
+    real = redact_model.RedactingModel.redact_messages
+
+    def recording(self, messages, found=None):
+        out = real(self, messages, found)
+        for m in out:
+            sent.update(str(m.get("content")).encode())
+        return out
+
+    redact_model.RedactingModel.redact_messages = recording
+    if not ahead:
+        redact_model.RedactingModel.prescan = None  # Ahead then builds each prompt as sent
+    reset_mode_cache()
+    opts = AskOptions(model="fake", base_url=url, redact=redact, strategy="fanout",
+                      no_cache=True, concurrency=1, timeout=30.0)
+    c, w = time.process_time(), time.perf_counter()
+    try:
+        rep = anyio.run(lambda: ask_async(str(path), "which errors happened?", opts))
+    finally:
+        redact_model.RedactingModel.redact_messages = real
+        if not ahead:
+            del redact_model.RedactingModel.prescan
+    return time.process_time() - c, time.perf_counter() - w, sent.hexdigest(), rep
+
+
+def _guard(text: str, mb: float) -> None:
+    """The prompt guard every fan-out prompt passes, redaction or not (rlm.corpus.instructions.
+    withhold_text), over the same text in 16 KB prompts: its one RE2 pass, next to the Python
+    word gate it ran behind until session 7."""
+    from rlm.corpus.instructions import _HINT, withhold_text
+
+    pieces, a = [], 0
+    while a < len(text):
+        b = text.find("\n", a + 16_000)
+        b = len(text) if b < 0 else b + 1
+        pieces.append(text[a:b])
+        a = b
+    best = {"guard": float("inf"), "gate": float("inf")}
+    for _ in range(3):
+        for k, fn in (("guard", withhold_text), ("gate", _HINT.search)):
+            c = time.process_time()
+            for p in pieces:
+                fn(p)
+            best[k] = min(best[k], time.process_time() - c)
+    print(f"   the prompt guard (withhold_text) over the same text in 16 KB prompts: "
+          f"{mb / best['guard']:.0f} MB/s; the word gate it ran behind before: "
+          f"{mb / best['gate']:.1f} MB/s")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--loghub", default=str(ROOT.parent.parent / "shared" / "loghub"))
+    ap.add_argument("--copies", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=3)
+    a = ap.parse_args()
+    logs = sorted(Path(a.loghub).glob("*_2k.log"))
+    if not logs:
+        sys.exit(f"no LogHub logs under {a.loghub}")
+    print(f"machine load (1 min): {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
+    from rlm.redact.detect import detect
+
+    detect("compile the rules once (0.3-0.4 s), before any run is timed")
+    port = _free_port()
+    server = subprocess.Popen([sys.executable, "-c", SERVER, str(port)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert server.stdout.readline().strip() == "ready"
+        url = f"http://127.0.0.1:{port}/v1"
+        with tempfile.TemporaryDirectory() as tmp:
+            os.environ.setdefault("HOME", tmp)
+            path = Path(tmp) / "loghub.log"
+            text = "".join(p.read_text("utf-8", "replace") for p in logs) * a.copies
+            path.write_text(text, "utf-8")
+            mb = path.stat().st_size / 1e6
+            ways = {"off": (False, True), "each": (True, False), "ahead": (True, True)}
+            best: dict[str, tuple[float, float]] = {k: (float("inf"),) * 2 for k in ways}
+            hashes: dict[str, set] = {k: set() for k in ways}
+            chunks = 0
+            for _ in range(a.rounds):
+                for k, (redact, ahead) in ways.items():
+                    c, w, h, rep = _run(path, url, redact, ahead)
+                    best[k] = (min(best[k][0], c), min(best[k][1], w))
+                    hashes[k].add(h)
+                    chunks = rep.coverage.chunks_total
+        print(f"fan-out over {mb:.1f} MB ({len(logs)} LogHub logs x {a.copies}): {chunks} chunks, "
+              f"one call at a time, best of {a.rounds} (CPU s / wall s)")
+        off = best["off"][0]
+        for k in ways:
+            c, w = best[k]
+            line = f"   {k:6s} CPU {c:6.2f} s, wall {w:6.2f} s"
+            if k != "off":
+                spent = c - off
+                line += (f"; redaction {spent:5.2f} s of CPU: {mb / spent:5.1f} MB/s on one core"
+                         if spent > 0 else "; redaction below the noise")
+            print(line)
+        _guard(text, mb)
+        same = hashes["each"] == hashes["ahead"] and len(hashes["ahead"]) == 1
+        print(f"   the two ways sent the same prompts: {same}")
+        print(f"machine load (1 min) at the end: {os.getloadavg()[0]:.2f}")
+    finally:
+        server.stdin.close()
+        server.wait(timeout=10)
+
+
+if __name__ == "__main__":
+    main()
