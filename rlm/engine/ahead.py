@@ -10,6 +10,9 @@ off) gets its items as they come, and prompts are built when sent.
 
 Memory stays flat: one batch of prompts is held at a time. A worker takes its prompt as soon
 as it takes its item (nothing awaits between the two), so a new batch replaces the last.
+
+A prompt built ahead is given only to the very item it was built for: the pieces of a chunk too
+big for the context share the chunk's id (rlm.engine.fit.split), and each must get its own.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ class Ahead(Generic[I]):
         self._scan = getattr(model, "prescan", None)
         self._build, self._key = build, key
         self._chars, self._items = chars, items
-        self._built: dict[str, Messages] = {}
+        self._built: dict[str, tuple[I, Messages]] = {}
 
     def items(self, items: Iterable[I]) -> Iterator[I]:
         """The items in order; the prompts of each batch are built and scanned before its
@@ -38,10 +41,11 @@ class Ahead(Generic[I]):
             yield from items
             return
         batch: list[I] = []
-        built: dict[str, Messages] = {}
+        built: dict[str, tuple[I, Messages]] = {}
         size = 0
         for item in items:
-            msgs = built[self._key(item)] = self._build(item)
+            msgs = self._build(item)
+            built[self._key(item)] = (item, msgs)
             batch.append(item)
             size += sum(len(m["content"]) for m in msgs if isinstance(m.get("content"), str))
             if size >= self._chars or len(batch) >= self._items:
@@ -49,14 +53,19 @@ class Ahead(Generic[I]):
                 batch, built, size = [], {}, 0
         yield from self._release(batch, built)
 
-    def _release(self, batch: list[I], built: dict[str, Messages]) -> Iterator[I]:
+    def _release(self, batch: list[I], built: dict[str, tuple[I, Messages]]) -> Iterator[I]:
         self._built = built
         if batch:
-            self._scan([c for msgs in built.values() for m in msgs
+            self._scan([c for _, msgs in built.values() for m in msgs
                         if isinstance(c := m.get("content"), str)])
         yield from batch
 
     def messages(self, item: I) -> Messages:
-        """The item's prompt: built ahead, or now (a piece of a chunk split to fit)."""
-        msgs = self._built.pop(self._key(item), None)
-        return msgs if msgs is not None else self._build(item)
+        """The item's prompt: built ahead for this very item, or now (a piece of a chunk split
+        to fit, which shares the chunk's key)."""
+        key = self._key(item)
+        ahead = self._built.get(key)
+        if ahead is not None and ahead[0] is item:
+            del self._built[key]
+            return ahead[1]
+        return self._build(item)

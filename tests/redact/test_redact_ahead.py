@@ -67,6 +67,30 @@ def test_a_fanout_sends_the_prompts_it_sent_when_each_was_scanned_alone(
         [(f.source.line_start, f.evidence) for f in each.findings]
 
 
+def test_a_chunk_read_in_pieces_sends_each_piece_s_own_prompt(fake_server, monkeypatch):
+    """A chunk too big for the context is read in halves that share its id: each half must be
+    sent as itself, not as the whole chunk's prompt built ahead (HPC_2k has one such chunk)."""
+    from pathlib import Path
+
+    fake_server.on("MapResult", lambda req, text: {"findings": []})
+    log = Path(__file__).resolve().parents[2] / "evals" / "data" / "loghub" / "HPC_2k.log"
+    reset_mode_cache()
+
+    def run():
+        before = len(fake_server.requests)
+        opts = AskOptions(model="fake", base_url=fake_server.url, timeout=5.0, redact=True,
+                          strategy="fanout", no_cache=True, concurrency=1)
+        rep = anyio.run(lambda: ask_async(str(log), "which errors happened?", opts))
+        return rep, [json.dumps(r["body"]["messages"]) for r in fake_server.requests[before:]]
+
+    ahead, sent_ahead = run()
+    assert any("read in pieces" in d for d in ahead.coverage.declared)
+    monkeypatch.setattr(redact_model.RedactingModel, "prescan", None, raising=False)
+    each, sent_each = run()
+    assert len(sent_ahead) > ahead.coverage.chunks_total  # the pieces went out one by one
+    assert sent_ahead == sent_each
+
+
 def test_several_workers_send_nothing_planted(tmp_path, fake_server, scans):
     fake_server.on("MapResult", map_quoting_errors)
     p = tmp_path / "app.log"
@@ -106,6 +130,22 @@ def test_ahead_builds_each_prompt_once_a_batch_at_a_time():
     assert all(c.endswith(str(i)) for i, c in out)
     # an item whose prompt was not built ahead (a piece of a split chunk) is built when sent
     assert ahead.messages(99)[1]["content"].endswith("99") and built[-1] == 99
+
+
+def test_a_prompt_built_ahead_goes_only_to_its_own_item():
+    """Pieces of a split chunk share its key: each is built when sent, the chunk's prompt is
+    never given to them."""
+    class Item:
+        def __init__(self, key, text):
+            self.key, self.text = key, text
+
+    ahead = Ahead(Scanning(), lambda it: [{"role": "user", "content": it.text}],
+                  key=lambda it: it.key)
+    whole = Item("c0001", "all of the chunk")
+    assert list(ahead.items([whole])) == [whole]
+    half = Item("c0001", "its first half")
+    assert ahead.messages(half)[0]["content"] == "its first half"
+    assert ahead.messages(whole)[0]["content"] == "all of the chunk"
 
 
 def test_without_prescan_nothing_is_built_ahead():
