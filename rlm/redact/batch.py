@@ -23,7 +23,10 @@ the order sent, from these hits (rlm.redact.redactor.Redactor.redact's `found`).
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from itertools import repeat
+from operator import itemgetter
+
+import numpy as np
 
 from rlm.redact.detect import Hit, _byte_hits, _to_chars, collection_paused, pattern_hits
 from rlm.redact.scan import Encoded
@@ -49,25 +52,35 @@ def pattern_hits_many(texts: list[str]) -> list[list[Hit]]:
 
 def _joined_hits(texts: list[str]) -> list[list[Hit] | None]:
     """Each text's hits from one scan of them joined; None for a text a hit ran into SEP from
-    (or out of): it is scanned alone."""
+    (or out of): it is scanned alone. The hits are sorted out to their texts with arrays and
+    made in C (a batch of LogHub holds ~1,000 of them: a Python loop took 10% of the scan)."""
     enc = Encoded(SEP.join(texts))
-    starts, segments, char, at = [], [], 0, 0
-    sizes = map(len, texts) if enc.ascii else (len(t.encode("utf-8", "surrogatepass"))
-                                               for t in texts)
-    for t, size in zip(texts, sizes):
-        starts.append(char)
-        segments.append((at, at + size))
-        char += len(t) + len(SEP)
-        at += size + len(SEP)
-    hits: list[list[Hit] | None] = [[] for _ in texts]
-    for h in _to_chars(enc, _byte_hits(enc.data, segments)):
-        k = bisect_right(starts, h.start) - 1
-        a = starts[k]
-        if h.end <= a + len(texts[k]):
-            if hits[k] is not None:
-                hits[k].append(Hit(h.start - a, h.end - a, h.kind, h.value))
-            continue
-        # into SEP, or across it: the texts it touches are read alone
-        for j in range(k, min(len(texts), bisect_right(starts, h.end + len(SEP)))):
-            hits[j] = None
-    return hits
+    lengths = np.fromiter(map(len, texts), np.int64, len(texts))
+    starts = np.concatenate(([0], np.cumsum(lengths + len(SEP))[:-1]))  # in characters
+    sizes = lengths if enc.ascii else np.fromiter(
+        (len(t.encode("utf-8", "surrogatepass")) for t in texts), np.int64, len(texts))
+    at = np.concatenate(([0], np.cumsum(sizes + len(SEP))[:-1]))  # in bytes
+    found = _byte_hits(enc.data, list(zip(at.tolist(), (at + sizes).tolist())))
+    out: list[list[Hit] | None] = [[] for _ in texts]
+    if not found:
+        return out
+    if enc.ascii:  # characters are bytes: the values sliced in C
+        hs, he, kinds = zip(*found)
+        values = list(map(enc.text.__getitem__, map(slice, hs, he)))
+    else:
+        hs, he, kinds, values = zip(*_to_chars(enc, found))
+    hs, he = np.array(hs, np.int64), np.array(he, np.int64)
+    k = np.searchsorted(starts, hs, side="right") - 1
+    shift = starts[k]
+    across = np.flatnonzero(he > shift + lengths[k])
+    order = np.argsort(k, kind="stable").tolist()  # each text's hits in the order found
+    pick = itemgetter(*order) if len(order) > 1 else lambda seq: (seq[order[0]],)
+    made = list(map(tuple.__new__, repeat(Hit), zip(
+        pick((hs - shift).tolist()), pick((he - shift).tolist()), pick(kinds), pick(values))))
+    bounds = np.searchsorted(k[order], np.arange(len(texts) + 1)).tolist()
+    out = [made[bounds[i]:bounds[i + 1]] for i in range(len(texts))]
+    for i in across.tolist():  # into SEP, or across it: the texts it touches are read alone
+        for j in range(k[i], min(len(texts), int(np.searchsorted(starts, he[i] + len(SEP),
+                                                                  side="right")))):
+            out[j] = None
+    return out
