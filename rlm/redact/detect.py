@@ -140,11 +140,11 @@ class Hit(NamedTuple):  # a tuple: a log's thousands of hits are made and sorted
 
 
 
-def detect(text: str, known: tuple[str, ...] | list[str] = (),
+def detect(text: str, known=(),
            found: list[Hit] | None = None) -> list[Hit]:
     """Non-overlapping hits in text order. Earlier detectors win an overlap, so a password in a
     URL is not also read as an e-mail address, and a card number not as a phone number.
-    `known`: secret values found before (in this run); they and the secrets found here are
+    `known`: secret values found before (in this run: its rlm.redact.recurring.Known); they and the secrets found here are
     taken wherever they recur, first (see _recurring). `found`: `pattern_hits(text)`, when
     it was computed elsewhere (a Ray worker)."""
     with collection_paused():
@@ -171,16 +171,13 @@ def collection_paused():
 def _recurring(text: str, hits: list[Hit], known) -> list[Hit]:
     """Every occurrence of each secret value, longest first: a password seen once in context
     (`password=X`, `Bearer X`, `://u:X@`) recurs where no pattern sees it (a list of search
-    terms, a quote), and a pattern may see only part of a token seen whole before."""
-    vals = dict.fromkeys(v for v in known if len(v) >= 6)
-    vals.update(dict.fromkeys(h.value for h in hits if h.kind == "SECRET" and len(h.value) >= 6))
-    out: list[Hit] = []
-    for v in sorted(vals, key=len, reverse=True):
-        i = text.find(v)
-        while i >= 0:
-            out.append(Hit(i, i + len(v), "SECRET", v))
-            i = text.find(v, i + len(v))
-    return out
+    terms, a quote), and a pattern may see only part of a token seen whole before. `known`: a
+    run's rlm.redact.recurring.Known (its secrets in Hyperscan databases), or values."""
+    from rlm.redact.recurring import Known
+
+    if not isinstance(known, Known):
+        known = Known(known, compiled=False)  # a few values: str.find each
+    return known.recurring(text, hits)
 
 
 def pattern_hits(text: str) -> list[Hit]:

@@ -13,6 +13,7 @@ from itertools import chain, compress, repeat, zip_longest
 from operator import is_, itemgetter
 
 from rlm.redact.detect import KIND_WORDS, KINDS, PLACEHOLDER, Hit, collection_paused, detect
+from rlm.redact.recurring import Known
 
 RECENT = 16  # texts remembered
 RECENT_CHARS = 65_536  # the longest text remembered (16 of them: 1 MB at most)
@@ -26,7 +27,7 @@ class Redactor:
         self._by_placeholder: dict[str, str] = {}
         self._counters = {k: 0 for k in KINDS}
         self._touched: set[int] = set()  # hashes of the prompts (first user message) with a hit
-        self._secrets: list[str] = []  # SECRET values so far: masked wherever they recur
+        self._known = Known()  # SECRET values so far: masked wherever they recur
         self._lock = threading.Lock()
         # the last texts redacted and what they became: every prompt repeats the same system
         # text, and a retry its whole prompt (exact while no new secret was learnt since)
@@ -42,7 +43,7 @@ class Redactor:
                 self._by_value[key] = ph
                 self._by_placeholder[ph] = value
                 if kind == "SECRET":
-                    self._secrets.append(value)
+                    self._known.add((value,))
             return ph
 
     def _new_placeholders(self, keys: list[tuple[str, str]], shown: list) -> None:
@@ -59,7 +60,7 @@ class Redactor:
             self._by_value.update(zip(new, names))
             self._by_placeholder.update(zip(names, map(itemgetter(1), new)))
             if kind == "SECRET":
-                self._secrets.extend(map(itemgetter(1), new))
+                self._known.add(map(itemgetter(1), new))
         shown[:] = map(self._by_value.__getitem__, keys)
 
     def redact(self, text: str, count_prompt: bool = False,
@@ -68,7 +69,7 @@ class Redactor:
         `pattern_hits`, when a worker computed them)."""
         if not text:
             return text
-        key = (text, len(self._secrets))
+        key = (text, len(self._known))
         done = self._recent.get(key) if len(text) <= RECENT_CHARS else None
         if done is not None:
             if count_prompt and done[1]:
@@ -88,7 +89,7 @@ class Redactor:
             return self._replaced(text, count_prompt, found)
 
     def _replaced(self, text: str, count_prompt: bool, found: list[Hit] | None) -> str:
-        hits = detect(text, tuple(self._secrets), found)
+        hits = detect(text, self._known, found)
         if not hits:
             return text
         starts, ends, kinds, values = zip(*hits)

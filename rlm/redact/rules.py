@@ -34,6 +34,9 @@ class Allow:
     target: str  # secret | match | line
     stopwords: tuple[str, ...]
     needs_path: bool  # an AND with paths: rlm has no file path here, so it never applies
+    stop: object = None  # the stopwords as one RE2 alternation: generic-api-key has 1,446,
+    # and `any(w in value ...)` over them took 0.3 ms a candidate (an access log with a token
+    # on every line: 1.4 s of 2.2)
 
 
 @dataclass(frozen=True)
@@ -65,15 +68,21 @@ def _re2_options():
 def _allow(spec: dict, opts) -> Allow:
     import re2
 
-    rxs = []
+    good = []
     for r in spec.get("regexes", []):
         try:
-            rxs.append(re2.compile(r, opts))
+            re2.compile(r, opts)
         except re2.error:
             continue
-    return Allow(tuple(rxs), spec.get("regexTarget", "secret"),
-                 tuple(w.lower() for w in spec.get("stopwords", [])),
-                 spec.get("condition", "OR").upper() == "AND" and bool(spec.get("paths")))
+        good.append(r)
+    try:  # one search for all of them (a log's every key=value line is a candidate)
+        rxs = [re2.compile("|".join(f"(?:{r})" for r in good), opts)] if good else []
+    except re2.error:
+        rxs = [re2.compile(r, opts) for r in good]
+    words = tuple(w.lower() for w in spec.get("stopwords", []))
+    stop = re2.compile("|".join(map(re2.escape, words)), opts) if words else None
+    return Allow(tuple(rxs), spec.get("regexTarget", "secret"), words,
+                 spec.get("condition", "OR").upper() == "AND" and bool(spec.get("paths")), stop)
 
 
 @lru_cache(maxsize=1)
@@ -294,7 +303,7 @@ class RuleSet:
             # are two sample strings (an alphabet) that a real key may well contain
             if a.needs_path:
                 continue
-            if a.stopwords and a is not self.global_allow and any(w in low for w in a.stopwords):
+            if a.stop is not None and a is not self.global_allow and a.stop.search(low):
                 return True
             if a.regexes:
                 target = value if a.target == "secret" else \

@@ -1,0 +1,113 @@
+"""The run's known secrets are found wherever they recur through Hyperscan literal databases
+(rlm.redact.recurring.Known): exactly what one `str.find` a secret found, in the same order,
+however the databases were merged; and gitleaks' stopwords and allowlist regexes, each read as
+one RE2 alternation, allow what they allowed one by one (issue 21, item 4: an access log with a
+token on every line was quadratic)."""
+
+from __future__ import annotations
+
+import importlib.util
+import random
+import string
+
+import pytest
+
+from rlm.redact import recurring
+from rlm.redact.detect import Hit, detect
+from rlm.redact.recurring import Known
+from rlm.redact.redactor import Redactor
+from rlm.redact.rules import rule_set
+
+needs_hyperscan = pytest.mark.skipif(not importlib.util.find_spec("hyperscan"),
+                                     reason="the hyperscan wheel is not installed here")
+
+
+def _values(rnd: random.Random, n: int) -> list[str]:
+    out = []
+    for i in range(n):
+        v = "".join(rnd.choice(string.ascii_letters + string.digits) for _ in range(rnd.randrange(6, 14)))
+        if i % 7 == 3 and out:  # a value inside another, and one overlapping another's end
+            v = out[-1][1:] + rnd.choice("xyz")
+        if i % 11 == 5:
+            v = "pässwörd-" + v  # non-ASCII
+        out.append(v)
+    return out
+
+
+@needs_hyperscan
+@pytest.mark.parametrize("seed", range(4))
+def test_databases_find_what_str_find_found(monkeypatch, seed):
+    monkeypatch.setattr(recurring, "PENDING", 4)  # many small databases, merged 4 by 4
+    rnd = random.Random(seed)
+    values = _values(rnd, 150)
+    known, plain = Known(), Known(compiled=False)
+    for i in range(0, len(values), 9):
+        known.add(values[i:i + 9])
+        plain.add(values[i:i + 9])
+        text = " ".join(rnd.choice(values[:i + 9] + ["filler", "Grüße", "=", "\n"])
+                        + rnd.choice(["", "aa", "é"]) for _ in range(60))
+        text += values[i] + values[i]  # a value twice in a row, and overlapping itself
+        own = [Hit(0, 6, "SECRET", text[:8]), Hit(0, 6, "SECRET", values[i])]
+        assert known.recurring(text, own) == plain.recurring(text, own)
+    assert len(known._levels) >= 3 and any(len(x.values) > 4 for x in known._levels)
+    assert len(known._pending) < 4
+
+
+@needs_hyperscan
+def test_a_secret_seen_long_ago_is_still_replaced_where_it_recurs(monkeypatch):
+    monkeypatch.setattr(recurring, "PENDING", 8)
+    r = Redactor()
+    first = r.redact("login ok password=Tr0ub4dor3xyzQ9 from bob")
+    assert "Tr0ub4dor3xyzQ9" not in first
+    for i in range(100):  # a hundred more secrets: the first one is in a merged database now
+        r.redact(f"request {i} password=s3cr3tvalue{i:04d}xx")
+    assert len(r._known._levels) >= 2
+    later = r.redact("search terms: Tr0ub4dor3xyzQ9, s3cr3tvalue0042xx")
+    assert "Tr0ub4dor3xyzQ9" not in later and "s3cr3tvalue0042xx" not in later
+    assert later.count("⟨SECRET_") == 2
+
+
+def test_detect_with_values_reads_them_with_str_find():
+    hits = detect("a list: hunter2secret, and again hunter2secret", ("hunter2secret",))
+    assert [(h.start, h.value) for h in hits if h.kind == "SECRET"] == [(8, "hunter2secret"),
+                                                                        (33, "hunter2secret")]
+
+
+def test_stopwords_and_allowlist_regexes_read_as_one_alternation():
+    import tomllib
+    from importlib import resources
+
+    import re2
+
+    from rlm.redact.rules import _re2_options
+
+    data = tomllib.loads(resources.files("rlm.recipes").joinpath("gitleaks.toml").read_text())
+    opts = _re2_options()
+    by_id = {r.id: r for r in rule_set().rules}
+    rnd = random.Random(5)
+    checked = 0
+    pairs = [(spec_rule["id"], spec, allow) for spec_rule in data["rules"]
+             for spec, allow in zip(spec_rule.get("allowlists", []),
+                                    by_id[spec_rule["id"]].allows if spec_rule["id"] in by_id
+                                    else ())]
+    pairs.append(("(global)", data["allowlist"], rule_set().global_allow))
+    for rule_id, spec, allow in pairs:
+        if True:
+            words = [w.lower() for w in spec.get("stopwords", [])]
+            singles = []
+            for rx in spec.get("regexes", []):
+                try:
+                    singles.append(re2.compile(rx, opts))
+                except re2.error:
+                    pass
+            samples = [rnd.choice(words) if words else "", "zzqqxx", "EXAMPLE", "${VAR}",
+                       "".join(rnd.choice(string.printable[:94]) for _ in range(30))]
+            samples += [f"x{w}y" for w in words[:30]] + [w[:-1] for w in words[:30]]
+            for v in samples:
+                low = v.lower()
+                if words:
+                    assert bool(allow.stop.search(low)) == any(w in low for w in words), v
+                assert any(x.search(v) for x in allow.regexes) == \
+                    any(x.search(v) for x in singles), (rule_id, v)
+                checked += 1
+    assert checked > 100 and any(len(a.stopwords) > 1000 for _, _, a in pairs)
