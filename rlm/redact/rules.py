@@ -228,6 +228,12 @@ class _Match:
         return self.spans[i][1]
 
 
+def _found(rx, data: bytes) -> bool:
+    import re2
+
+    return rx._regexp.Match(re2._Anchor.UNANCHORED, data, 0, len(data))[0][0] >= 0
+
+
 class RuleSet:
     def __init__(self, rules: list[Rule], global_allow: Allow):
         self.rules = rules
@@ -306,13 +312,17 @@ class RuleSet:
             if a.stop is not None and a is not self.global_allow and a.stop.search(low):
                 return True
             if a.regexes:
-                target = value if a.target == "secret" else \
-                    m.group(0).decode("utf-8", "replace")
-                if a.target == "line":
+                # as bytes, through RE2's own Match: the wrapper's str search costs ~5 us a
+                # call, and a log with a key=value on every line has a candidate a line
+                if a.target == "secret":
+                    target = value.encode("utf-8", "replace")
+                elif a.target == "line":
                     a0 = data.rfind(b"\n", 0, m.start()) + 1
                     b0 = data.find(b"\n", m.end())
-                    target = data[a0:b0 if b0 >= 0 else len(data)].decode("utf-8", "replace")
-                if any(rx.search(target) for rx in a.regexes):
+                    target = data[a0:b0 if b0 >= 0 else len(data)]
+                else:
+                    target = data[m.start():m.end()]
+                if any(_found(rx, target) for rx in a.regexes):
                     return True
         return False
 
