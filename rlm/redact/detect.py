@@ -177,7 +177,7 @@ def _recurring(text: str, hits: list[Hit], known) -> list[Hit]:
 
     if not isinstance(known, Known):
         known = Known(known, compiled=False)  # a few values: str.find each
-    return known.recurring(text, hits)
+    return known.recurring(text, hits, Hit)
 
 
 def pattern_hits(text: str) -> list[Hit]:

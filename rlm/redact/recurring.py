@@ -70,12 +70,10 @@ class Known:
         db = _database(values)
         return _Level(db, values, _hyperscan().Scratch(db))
 
-    def recurring(self, text: str, hits) -> list:
+    def recurring(self, text: str, hits, Hit) -> list:
         """What rlm.redact.detect._recurring gives: every non-overlapping occurrence of each
         known secret and of each SECRET among `hits` (this text's own), longest values first
-        (then in the order found), each value's occurrences left to right."""
-        from rlm.redact.detect import Hit
-
+        (then in the order found), each value's occurrences left to right, as `Hit`s."""
         with self._lock:
             return self._recurring(text, hits, Hit)
 

@@ -62,8 +62,8 @@ def test_databases_find_what_str_find_found(monkeypatch, seed):
                         + rnd.choice(["", "aa", "é"]) for _ in range(60))
         text += values[i] + values[i] + "ababababab"  # twice in a row; overlapping itself
         own = [Hit(0, 6, "SECRET", text[:8]), Hit(0, 6, "SECRET", values[i])]
-        assert known.recurring(text, own) == _by_find(text, own, values[:i + 9])
-        assert Known(values[:i + 9], compiled=False).recurring(text, own) == \
+        assert known.recurring(text, own, Hit) == _by_find(text, own, values[:i + 9])
+        assert Known(values[:i + 9], compiled=False).recurring(text, own, Hit) == \
             _by_find(text, own, values[:i + 9])
     assert len(known._levels) >= 3 and any(len(x.values) > 4 for x in known._levels)
     assert len(known._pending) < 4
