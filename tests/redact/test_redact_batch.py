@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from evals.bench_redact import _chunks as _pieces  # cut at line ends, as a fan-out cuts
 from rlm.fixtures.transcript import write_transcript
 from rlm.redact import batch, detect as D
 from rlm.redact.batch import SEP, pattern_hits_many
@@ -22,17 +23,6 @@ from tests.planted_secrets import KINDS, keyed_line, prose_line
 
 LOGS = sorted((Path(__file__).resolve().parents[2] / "evals" / "data" / "loghub").glob("*.log"))
 ENGINES = ["re2"] + (["hyperscan"] if importlib.util.find_spec("hyperscan") else [])
-
-
-def _pieces(text: str, size: int) -> list[str]:
-    """text cut at line ends into pieces of about `size` characters (as a fan-out cuts it)."""
-    out, a = [], 0
-    while a < len(text):
-        b = text.find("\n", a + size)
-        b = len(text) if b < 0 else b + 1
-        out.append(text[a:b])
-        a = b
-    return out
 
 
 def _same(texts: list[str]) -> None:
