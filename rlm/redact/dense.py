@@ -93,6 +93,13 @@ def spans(rx, data: bytes, start: int = 0, end: int | None = None) -> Iterator[t
         yield groups[0]
 
 
+def found(rx, data: bytes) -> bool:
+    """rx matches somewhere in data (RE2's own Match: the wrapper's str search costs ~5 us)."""
+    import re2
+
+    return rx._regexp.Match(re2._Anchor.UNANCHORED, data, 0, len(data))[0][0] >= 0
+
+
 def matches(rx, data: bytes, start: int = 0, end: int | None = None) -> Iterator[list]:
     """The (start, end) of every group of each leftmost match of rx in data[start:end], as
     RE2's own Match gives them, left to right (what the wrapper's finditer finds)."""

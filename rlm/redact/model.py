@@ -96,9 +96,7 @@ class RedactingModel:
         hands its next batch, rlm.engine.ahead): when each is sent, its hits are here and
         only its placeholders are left to give, in the order sent. On the Ray executor each
         prompt's scan runs on a worker instead (see _offloaded), so nothing is done here."""
-        from rlm.executor import current
-
-        if getattr(current(), "offload", None) is not None:
+        if _offload() is not None:
             return
         new = [t for t in dict.fromkeys(texts) if t and t not in self._ahead]
         for t, hits in zip(new, pattern_hits_many(new)):
@@ -138,15 +136,20 @@ class RedactingModel:
         await self.inner.aclose()
 
 
+def _offload():
+    """The run's executor's way to run a function elsewhere (Ray's), or None (local)."""
+    from rlm.executor import current
+
+    return getattr(current(), "offload", None)
+
+
 def _offloaded(messages: list[dict[str, str]]) -> tuple[Any, list[str]]:
     """On the Ray executor, the pattern scan of each long message (rlm.redact.detect.pattern_hits,
     the costly part of redaction, a pure function of the text) runs as a Ray task, a prompt's
     all at once; the placeholders are still given here, by the run's one Redactor, in the
     prompts' order (InOrder), so a prompt is redacted exactly as on the local executor. A task
     that failed gives None: that text is scanned here. Local: (None, [])."""
-    from rlm.executor import current
-
-    offload = getattr(current(), "offload", None)
+    offload = _offload()
     texts = list(dict.fromkeys(c for m in messages if isinstance(c := m.get("content"), str)
                                and len(c) >= OFFLOAD_CHARS))
     return (offload, texts) if offload is not None and texts else (None, [])

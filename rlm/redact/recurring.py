@@ -125,10 +125,6 @@ def _hyperscan():
 
 
 def _database(values: list[str]):
-    import hyperscan
+    from rlm.redact.blocks import literal_database
 
-    data = [v.encode("utf-8", "surrogatepass") for v in values]
-    db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-    db.compile(expressions=data, ids=list(range(len(data))), elements=len(data), flags=0,
-               literal=True)
-    return db
+    return literal_database([v.encode("utf-8", "surrogatepass") for v in values])

@@ -22,7 +22,7 @@ from functools import lru_cache, partial
 from importlib import resources
 from typing import Iterator
 
-from rlm.redact.dense import matches, re2_options
+from rlm.redact.dense import found, matches, re2_options
 from rlm.redact.scan import shannon
 
 MIN_SECRET = 8  # shorter "secrets" are ids and words, whatever a rule says
@@ -68,17 +68,16 @@ def _re2_options():
 def _allow(spec: dict, opts) -> Allow:
     import re2
 
-    good = []
+    singles = {}
     for r in spec.get("regexes", []):
         try:
-            re2.compile(r, opts)
+            singles[r] = re2.compile(r, opts)
         except re2.error:
             continue
-        good.append(r)
     try:  # one search for all of them (a log's every key=value line is a candidate)
-        rxs = [re2.compile("|".join(f"(?:{r})" for r in good), opts)] if good else []
+        rxs = [re2.compile("|".join(f"(?:{r})" for r in singles), opts)] if singles else []
     except re2.error:
-        rxs = [re2.compile(r, opts) for r in good]
+        rxs = list(singles.values())
     words = tuple(w.lower() for w in spec.get("stopwords", []))
     stop = re2.compile("|".join(map(re2.escape, words)), opts) if words else None
     return Allow(tuple(rxs), spec.get("regexTarget", "secret"), words,
@@ -228,12 +227,6 @@ class _Match:
         return self.spans[i][1]
 
 
-def _found(rx, data: bytes) -> bool:
-    import re2
-
-    return rx._regexp.Match(re2._Anchor.UNANCHORED, data, 0, len(data))[0][0] >= 0
-
-
 class RuleSet:
     def __init__(self, rules: list[Rule], global_allow: Allow):
         self.rules = rules
@@ -278,9 +271,9 @@ class RuleSet:
                 s, e = where.text_at(a)
                 text = data if (s, e) == (0, len(data)) else own.get(s) or own.setdefault(
                     s, data[s:e])
-                found = matches(rule.rx, text, a - s, b - s) if rule.probe is None else \
+                got = matches(rule.rx, text, a - s, b - s) if rule.probe is None else \
                     led_matches(rule, text, a - s, b - s)
-                for m in map(partial(_Match, text), found):
+                for m in map(partial(_Match, text), got):
                     hit = self._secret(rule, m, text)
                     if hit is not None:
                         yield hit if not s else Found(hit.start + s, hit.end + s, hit.value,
@@ -322,7 +315,7 @@ class RuleSet:
                     target = data[a0:b0 if b0 >= 0 else len(data)]
                 else:
                     target = data[m.start():m.end()]
-                if any(_found(rx, target) for rx in a.regexes):
+                if any(found(rx, target) for rx in a.regexes):
                     return True
         return False
 
