@@ -27,7 +27,9 @@ _SHAPES = {  # detector -> what every match of its Python pattern matches (the p
     # is no phone number: dpkg's logs hold thousands of them, on lines of up to 8 KB)
     "iban": rb"(?:^|[^0-9A-Za-z_])[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]{4}){2}",
     "ssn": rb"(?:^|[^0-9A-Za-z_-])[0-9]{3}-[0-9]{2}-[0-9]{4}",
-    "phone": rb"(?:^|[^0-9A-Za-z_+])\+[0-9]{1,3}(?:[ .-]?\(?[0-9]{1,4}\)?){2,5}"
+    # a '+' number: at least the 8 digits _phone_ok wants, at most ')', a separator and '('
+    # between two of them (a time zone's '+0000', on every line of an access log, is none)
+    "phone": rb"(?:^|[^0-9A-Za-z_+])\+[0-9](?:[ .()-]{0,3}[0-9]){7}"
              rb"|(?:^|[^0-9A-Za-z_(])\([0-9]{3}\)[ .-]?[0-9]{3}[ .-][0-9]{4}"
              rb"|(?:^|[^0-9A-Za-z_.-])[0-9]{3}[.-][0-9]{3}[.-][0-9]{4}",
     # "::" or 8 groups (7 colons): a clock's 08:00:00 is neither. A "::" only in a whole run

@@ -18,8 +18,9 @@ import re
 from collections import Counter
 from functools import lru_cache
 from itertools import permutations
+from typing import Iterator
 
-from rlm.redact.dense import re2_bytes, spans
+from rlm.redact.dense import re2_bytes
 
 TOKEN_MIN = 20  # entropy tokens: at least this long
 _WORDY = re.compile(r"(?:^|[/_~+.-])[A-Z]?[a-z]{2,11}(?:$|[/_~+.-])")
@@ -103,9 +104,44 @@ def looks_random(tok: str) -> bool:
     return shannon(tok) >= floor
 
 
+@lru_cache(maxsize=1)
+def _long_run_rx():
+    # a run of TOKEN_MIN characters of either kind of key: every candidate that can pass lies in one
+    return re2_bytes(rb"[A-Za-z0-9+/_~!@#$%^*()-]{" + str(TOKEN_MIN).encode() + rb",}", latin1=True)
+
+
+def candidates(data: bytes) -> Iterator[tuple[int, int]]:
+    """(start, end) of the candidate runs in data that are long enough to pass (TOKEN_MIN bytes
+    before their '=' padding), as the token pattern finds them left to right. A short one (an
+    access log's '01/Mar/2026' and 'AppleWebKit/537', on every line) sends the search on to
+    the next run of TOKEN_MIN key characters: no candidate that can pass starts between them,
+    and none that starts before that run reaches into it (the byte before it is no key's). So
+    RE2 is called at most twice a candidate found, and once a long one."""
+    import re2
+
+    token, run = _token_rx()._regexp, _long_run_rx()._regexp
+    anchor = re2._Anchor.UNANCHORED
+    pos, n = 0, len(data)
+    while pos < n:
+        s, e = token.Match(anchor, data, pos, n)[0]
+        if s < 0:
+            return
+        body = e
+        while body > s and data[body - 1] == 0x3D:  # '='
+            body -= 1
+        if body - s >= TOKEN_MIN:
+            yield s, e
+            pos = e
+            continue
+        r = run.Match(anchor, data, s, n)[0][0]
+        if r < 0:
+            return
+        pos = max(r, e)
+
+
 def entropy_hits(data: bytes):
     """(start, end, value) in bytes of the random-looking tokens in data."""
-    for start, end in spans(_token_rx(), data):
+    for start, end in candidates(data):
         raw = data[start:end]
         verdict = _token_verdict(raw) if len(raw) <= CACHED_MAX else _verdict(raw)
         if verdict is not None:
