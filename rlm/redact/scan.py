@@ -73,9 +73,22 @@ class Encoded:
         return self._c
 
 
+_CLOG = [0.0, *(c * math.log2(c) for c in range(1, 257))]  # c*log2(c) for a count c
+_RUNS = re.compile(r"u+|l+|d+")  # runs of one character class in a token's classes
+_SYMBOLS = re.compile(r"[^uld]+")
+
+
 def shannon(s: str) -> float:
+    """Bits a character: log2(n) - sum(c*log2(c))/n over the characters' counts c, the sum
+    read from a table (a log with a key or a JWT on every line asks it twice a line; the
+    textbook sum of -p*log2(p), one Python step a character, was a third of their redaction)."""
     n = len(s)
-    return -sum(c / n * math.log2(c / n) for c in Counter(s).values()) if n else 0.0
+    if not n:
+        return 0.0
+    counts = Counter(s).values()
+    total = sum(map(_CLOG.__getitem__, counts)) if n < len(_CLOG) else \
+        sum(c * math.log2(c) for c in counts)
+    return math.log2(n) - total / n
 
 
 def looks_random(tok: str) -> bool:
@@ -91,8 +104,9 @@ def looks_random(tok: str) -> bool:
     if _WORDY.search(tok):
         return False  # a path or a name (apps/x86_64/system, AirPortBrcm4360_Logs-001): a
         # separator-delimited word, which a random key rarely has
-    alnum = [c for c in cls if c in "uld"]
-    changes = sum(1 for x, y in zip(alnum, alnum[1:]) if x != y)
+    alnum = _SYMBOLS.sub("", cls)
+    changes = len(_RUNS.findall(alnum)) - 1 if alnum else 0  # changes of class between
+    # neighbours (symbols left out)
     if changes < 0.35 * len(alnum):
         return False
     floor = 0.82 * math.log2(min(n, 64))
