@@ -4,39 +4,42 @@ A password seen once in context (`password=X`, `Bearer X`) recurs where no patte
 list of search terms, a quote), so every prompt is searched for every secret found before. With
 one `str.find` per secret a prompt, that is one pass over the prompt per secret: an access log
 with a token in every request (`?access_token=...`) made it quadratic (0.2 MB/s over 20,000
-lines, and slower with every line). Here the secrets are kept in Hyperscan literal databases
-of growing sizes (as a log-structured merge keeps its runs, FANOUT of a size merged into one):
-a prompt is scanned once per database (a few per power of 4 of the secrets' count), the newest
-secrets are still found with `str.find`, and each value is compiled O(log n) times a run. Without Hyperscan every
-secret is searched with `str.find`, as before.
+lines, and slower with every line).
+
+So once a run knows more than FIND_MAX secrets, they are kept in a suffix index: each value's
+last SUFFIX bytes (UTF-8) are a 48-bit key, and a bitmap of the keys' hashes (BITS_PER_VALUE
+bits a value) says which windows of a prompt's bytes could end a value. Every window is
+hashed and looked up at once with array operations (about 10 us per 16 KB prompt); only the
+windows the bitmap lets through (the true ends, and at most one in 256 of the rest) are
+compared in Python. Adding a value costs one bit and a dict entry: Hyperscan literal databases, used
+before, cost ~15 us a value at every compile and were compiled again at each merge (a third of
+the redaction of a log with a key on every line).
 """
 
 from __future__ import annotations
 
 import threading
-from typing import Iterable, NamedTuple
+from typing import Iterable
 
 MIN_CHARS = 6  # shorter values are not searched for (a short word would be everywhere)
-PENDING = 1024  # the newest secrets, searched with str.find until they fill a database (a
-# compile costs ~6 ms and 15-60 us a value; a find ~1.6 us a 16 KB prompt)
-FANOUT = 4  # databases of one size merged into one: each value is compiled again log4(n) times
-
-
-class _Level(NamedTuple):
-    db: object
-    values: list[str]
-    scratch: object  # Hyperscan's, for this database (scans hold Known's lock)
+SUFFIX = 6  # bytes of a value's end that key it (every value has MIN_CHARS characters)
+FIND_MAX = 32  # up to this many secrets, each is found with str.find (~1.6 us a 16 KB prompt)
+BITS_PER_VALUE = 256  # bitmap size: at most one window in 256 that ends no value is compared
+# (32-64 bytes a value, next to the ~300 the Redactor keeps for it)
+WINDOWS = 1 << 20  # windows hashed at once (8 bytes each): a large text is read in parts
+_MASK48 = (1 << 48) - 1
+_GOLDEN = 0x9E3779B97F4A7C15  # Fibonacci hashing: the key times this, its top bits
 
 
 class Known:
-    """Secret values in the order first found (that order settles overlaps, longest first)."""
+    """Secret values in the order first found (that order settles overlaps, longest first).
+    compiled: an index once there are many (False: always str.find, for a few values)."""
 
     def __init__(self, values: Iterable[str] = (), compiled: bool = True):
         self._rank: dict[str, int] = {}
-        self._levels: list[_Level] = []
-        self._pending: list[str] = []
-        self._compiled = compiled and _hyperscan() is not None
-        self._lock = threading.Lock()  # a scratch space serves one scan at a time
+        self._index: _SuffixIndex | None = None
+        self._compiled = compiled and _numpy() is not None
+        self._lock = threading.Lock()  # adds and searches from a run's threads
         self.add(values)
 
     def __len__(self) -> int:
@@ -47,28 +50,15 @@ class Known:
 
     def add(self, values: Iterable[str]) -> None:
         with self._lock:
+            new = []
             for v in values:
                 if len(v) >= MIN_CHARS and v not in self._rank:
                     self._rank[v] = len(self._rank)
-                    self._pending.append(v)
-                    if self._compiled and len(self._pending) >= PENDING:
-                        self._compact()
-
-    def _compact(self) -> None:
-        """The pending values become a database; FANOUT databases of one size tier merge
-        into one of the next."""
-        values, self._pending = self._pending, []
-        self._levels.append(self._level(values))
-        while len(self._levels) >= FANOUT and len({_tier(len(x.values))
-                                                   for x in self._levels[-FANOUT:]}) == 1:
-            merged = [v for x in self._levels[-FANOUT:] for v in x.values]
-            del self._levels[-FANOUT:]
-            self._levels.append(self._level(merged))
-
-    @staticmethod
-    def _level(values: list[str]) -> _Level:
-        db = _database(values)
-        return _Level(db, values, _hyperscan().Scratch(db))
+                    new.append(v)
+            if self._index is not None:
+                self._index.add(new)
+            elif self._compiled and len(self._rank) > FIND_MAX:
+                self._index = _SuffixIndex(self._rank)
 
     def recurring(self, text: str, hits, Hit) -> list:
         """What rlm.redact.detect._recurring gives: every non-overlapping occurrence of each
@@ -81,9 +71,13 @@ class Known:
         own = [h.value for h in hits if h.kind == "SECRET" and len(h.value) >= MIN_CHARS
                and h.value not in self._rank]
         found: dict[str, list[int]] = {}
-        if self._levels and text:
-            self._scan(text, found)
-        for v in [*self._pending, *dict.fromkeys(own)]:
+        if self._index is not None:
+            if text:
+                self._index.find(text, found)
+            by_find = dict.fromkeys(own)
+        else:
+            by_find = dict.fromkeys([*self._rank, *own])
+        for v in by_find:
             i = text.find(v)
             while i >= 0:
                 found.setdefault(v, []).append(i)
@@ -92,39 +86,77 @@ class Known:
         order = sorted(found, key=lambda v: (-len(v), self._rank.get(v, rank.get(v))))
         return [Hit(i, i + len(v), "SECRET", v) for v in order for i in found[v]]
 
-    def _scan(self, text: str, found: dict[str, list[int]]) -> None:
-        """Occurrences of the compiled values, each value's non-overlapping ones left to right
-        (as repeated str.find gives them), as character offsets."""
+
+class _SuffixIndex:
+    """Values keyed by their last SUFFIX bytes, with a bitmap of the keys' hashes."""
+
+    def __init__(self, values: Iterable[str]):
+        self._by_key: dict[int, list[tuple[bytes, str]]] = {}
+        self._count = 0
+        self._bits = None
+        self._shift = 64
+        self.add(values)
+
+    def add(self, values: Iterable[str]) -> None:
+        np = _numpy()
+        for v in values:
+            raw = v.encode("utf-8", "surrogatepass")
+            key = int.from_bytes(raw[-SUFFIX:], "little")
+            self._by_key.setdefault(key, []).append((raw, v))
+            self._count += 1
+            if self._bits is None or self._count * BITS_PER_VALUE > len(self._bits) * 8:
+                self._resize(np)  # sets every key's bit, this one's too
+            else:
+                h = ((key * _GOLDEN) & 0xFFFFFFFFFFFFFFFF) >> self._shift
+                self._bits[h >> 3] |= 1 << (h & 7)
+
+    def _resize(self, np) -> None:
+        """A bitmap of at least BITS_PER_VALUE bits a value (a power of two), from the keys."""
+        size = 1 << max(16, (self._count * BITS_PER_VALUE * 2 - 1).bit_length())
+        self._shift = 64 - (size.bit_length() - 1)
+        keys = np.fromiter(self._by_key, np.uint64, len(self._by_key))
+        h = (keys * np.uint64(_GOLDEN)) >> np.uint64(self._shift)
+        bits = np.zeros(size >> 3, np.uint8)
+        np.bitwise_or.at(bits, h >> np.uint64(3), (1 << (h & np.uint64(7))).astype(np.uint8))
+        self._bits = bits
+
+    def find(self, text: str, found: dict[str, list[int]]) -> None:
+        """Each value's non-overlapping occurrences in text, left to right (as repeated
+        str.find gives them), as character offsets, into found."""
         from rlm.redact.scan import Encoded
 
         enc = Encoded(text)
+        data = enc.data
         ends: dict[str, list[int]] = {}
-        for level in self._levels:
-            values = level.values
-            level.db.scan(enc.data, scratch=level.scratch, match_event_handler=lambda i, _s, end,
-                          _f, _c: ends.setdefault(values[i], []).append(end))
+        for start in range(0, max(0, len(data) - SUFFIX + 1), WINDOWS):
+            self._ends(data, start, min(start + WINDOWS, len(data) - SUFFIX + 1), ends)
         for v, at in ends.items():
             size, taken, last = len(v.encode("utf-8", "surrogatepass")), [], -1
-            for end in sorted(at):
+            for end in at:  # increasing
                 if end - size >= last:
                     taken.append(end - size)
                     last = end
             found[v] = taken if enc.ascii else [enc.char(o) for o in taken]  # increasing
 
+    def _ends(self, data: bytes, a: int, b: int, ends: dict[str, list[int]]) -> None:
+        """The ends of the values whose last SUFFIX bytes are the windows starting at a..b-1."""
+        np = _numpy()
+        part = data[a:b + 7]  # the 8 bytes read from each window's start
+        part += bytes(b - a + 7 - len(part))
+        windows = np.ndarray((b - a,), "<u8", part, 0, (1,)) & np.uint64(_MASK48)
+        h = (windows * np.uint64(_GOLDEN)) >> np.uint64(self._shift)
+        may = (self._bits[h >> np.uint64(3)] >> (h & np.uint64(7)).astype(np.uint8)) & 1
+        by_key = self._by_key
+        for p in np.flatnonzero(may).tolist():
+            for raw, v in by_key.get(int(windows[p]), ()):
+                end = a + p + SUFFIX
+                if end >= len(raw) and data.startswith(raw, end - len(raw)):
+                    ends.setdefault(v, []).append(end)
 
-def _tier(n: int) -> int:
-    return (n // PENDING).bit_length() // 2  # log4 of the size in PENDINGs
 
-
-def _hyperscan():
+def _numpy():
     try:
-        import hyperscan
+        import numpy
     except ImportError:
         return None
-    return hyperscan
-
-
-def _database(values: list[str]):
-    from rlm.redact.blocks import literal_database
-
-    return literal_database([v.encode("utf-8", "surrogatepass") for v in values])
+    return numpy
