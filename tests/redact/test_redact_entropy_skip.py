@@ -62,8 +62,8 @@ def test_an_access_log_s_short_candidates_are_skipped_and_its_keys_found():
     rnd = random.Random(1)
     keys = [_key(rnd, 32, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
             for _ in range(3)]
-    lines = [f'10.0.0.{i} - - [01/Mar/2026:12:00:{i:02d} +0000] "GET /a?k={keys[i % 3] if i % 7 == 0 else i}'
-             f' HTTP/1.1" 200 512 "-" {UA}' for i in range(60)]
+    lines = [f'10.0.0.{i} - - [01/Mar/2026:12:00:{i:02d} +0000] "GET /a?k='
+             f'{keys[i % 3] if i % 7 == 0 else i} HTTP/1.1" 200 512 "-" {UA}' for i in range(60)]
     data = "\n".join(lines).encode()
     found = list(scan.entropy_hits(data))
     assert found == _every_candidate(data)

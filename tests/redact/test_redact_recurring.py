@@ -1,8 +1,8 @@
 """The run's known secrets are found wherever they recur through a suffix index
 (rlm.redact.recurring.Known): exactly what one `str.find` a secret found, in the same order,
-whatever the bitmap lets through and wherever the text is cut into parts; and gitleaks' stopwords and allowlist regexes, each read as
-one RE2 alternation, allow what they allowed one by one (issue 21, item 4: an access log with a
-token on every line was quadratic)."""
+whatever the bitmap lets through and wherever the text is cut into parts; and gitleaks'
+stopwords and allowlist regexes, each read as one RE2 alternation, allow what they allowed one
+by one (issue 21, item 4: an access log with a token on every line was quadratic)."""
 
 from __future__ import annotations
 
