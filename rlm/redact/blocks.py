@@ -142,24 +142,18 @@ class WordSet:
         return found
 
 
-def literal_database(words: list[bytes], caseless_once: bool = False):
-    """The words as one Hyperscan literal database, ids their indexes (caseless_once: matched
-    case-blind and reported once a scan). Raises where Hyperscan is missing or lacks literal
-    mode."""
-    import hyperscan
-
-    db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-    flags = hyperscan.HS_FLAG_CASELESS | hyperscan.HS_FLAG_SINGLEMATCH if caseless_once else 0
-    db.compile(expressions=words, ids=list(range(len(words))), elements=len(words), flags=flags,
-               literal=True)
-    return db
-
-
 def _hyperscan_db(words: list[bytes], required: bool):
-    """The words as one Hyperscan database (each reported once a scan, case-blind), or None
-    where the package is missing or cannot compile them (unless `required`)."""
+    """The words as one Hyperscan literal database (ids their indexes, each reported once a
+    scan, case-blind), or None where the package is missing or cannot compile them (unless
+    `required`)."""
     try:
-        return literal_database(words, caseless_once=True)
+        import hyperscan
+
+        db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+        db.compile(expressions=words, ids=list(range(len(words))), elements=len(words),
+                   flags=hyperscan.HS_FLAG_CASELESS | hyperscan.HS_FLAG_SINGLEMATCH,
+                   literal=True)
+        return db
     except Exception:  # noqa: BLE001 - ImportError, or a build of it without literal mode
         if required:
             raise
