@@ -15,7 +15,7 @@
    as it is sent, and as a fan-out now sends them: built a batch ahead and scanned a batch in one
    pass (rlm.engine.ahead, rlm.redact.batch), next to one pass of a single compiled regex
    (`re.findall(r"\\d+")`) over the same text in the same run (the machine's reference), and the
-   detectors before on the same text: the one at `--previous REV` (default: session 6's end), whole
+   detectors before on the same text: the one at `--previous REV` (default: session 7's end), whole
    and over 4 KB prompts, and the one before
    issue 21 (`--before REV`, when detect-secrets is installed).
 
@@ -257,6 +257,28 @@ def ip_dense_log(lines: int) -> str:
     return "\n".join(out) + "\n"
 
 
+def access_log(lines: int) -> str:
+    """An Apache combined-format access log (seeded): 3,000 client addresses, a time zone
+    ('+0000') and a browser's user agent on every line, no secret."""
+    import random
+
+    rnd = random.Random(5)
+    clients = [".".join(str(rnd.randrange(1, 255)) for _ in range(4)) for _ in range(3000)]
+    paths = ["/", "/index.html", "/api/v1/items?id={}", "/static/app.js", "/login",
+             "/search?q=shoes&page={}"]
+    agents = ["Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) "
+              "Chrome/120.0.0.0 Safari/537.36",
+              "Mozilla/5.0 (iPhone; CPU iPhone OS 17_1 like Mac OS X) AppleWebKit/605.1.15 "
+              "(KHTML, like Gecko) Version/17.1 Mobile/15E148 Safari/604.1", "curl/8.4.0"]
+    out = []
+    for i in range(lines):
+        out.append(f'{rnd.choice(clients)} - - [01/Mar/2026:12:{i // 60 % 60:02d}:{i % 60:02d} '
+                   f'+0000] "GET {rnd.choice(paths).format(i)} HTTP/1.1" '
+                   f'{rnd.choice([200, 200, 304, 404, 500])} {rnd.randrange(100, 90000)} '
+                   f'"https://example.com/" "{rnd.choice(agents)}"')
+    return "\n".join(out) + "\n"
+
+
 def var_logs(limit: int = 20_000_000) -> str:
     """The readable plain-text files under /var/log, up to `limit` bytes together."""
     parts, total = [], 0
@@ -279,9 +301,9 @@ def main() -> None:
     ap.add_argument("--lines", type=int, default=20_000)
     ap.add_argument("--loghub", default=str(ROOT.parent.parent / "shared" / "loghub"))
     ap.add_argument("--before", default="26a8144", help="git revision of the detector before")
-    ap.add_argument("--previous", default="d269568",
+    ap.add_argument("--previous", default="95ec0e9",
                     help="git revision of a detector to time in the same run (default: the end of "
-                         "session 6, before prompts were scanned in batches)")
+                         "session 7)")
     a = ap.parse_args()
     print(f"machine load (1 min): {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     before = before_module(a.before) if a.before else None
@@ -299,6 +321,7 @@ def main() -> None:
     speed(texts["log"], "log fixture", before, previous)
     speed(texts["transcript"], "transcript fixture", before, previous)
     speed(ip_dense_log(a.lines), "synthetic IP-dense log (2 addresses a line)", before, previous)
+    speed(access_log(a.lines), "synthetic access log (Apache combined format)", before, previous)
     var = var_logs()
     if var:
         speed(var, "/var/log (readable text files)", before, previous)
