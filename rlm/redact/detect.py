@@ -268,6 +268,32 @@ def _no_placeholder(v: bytes) -> bool:
     return "⟨".encode() not in v or not PLACEHOLDER.search(v.decode("utf-8", "replace"))
 
 
+# what a key=value's key can say, less its separators (see _KV_SECRET)
+_KEY_WORDS = frozenset(b"apikey accesstoken authtoken secret secretkey secretaccesskey accountkey "
+                       b"sessiontoken clientsecret password passwd pwd privatekey token pass auth "
+                       b"key credential credentials".split())
+_KEY_PARTS = (b"pass", b"pwd", b"secret", b"token", b"key", b"auth", b"credential")
+_REFERENCE = re.compile(rb"(?:[A-Za-z_$][A-Za-z_$]*\.)*([A-Za-z_$][A-Za-z_$-]*)[)\]}:]*")
+# (what closes the code around it: `f(password=password):`, `{password: creds.password}`)
+
+
+def _literal(v: bytes) -> bool:
+    """The value is neither a key word itself nor a dotted reference to one: code's
+    `password = password`, `password: creds.password`, `pwd=self.pwd`, a documentation URL's
+    `https://user:password@host`. Read as a secret, such a value was then taken wherever the
+    word recurs (rlm.redact.recurring): all through the code, and in the user's own question
+    ("how are ⟨SECRET_1⟩s stored?"). A real secret has a digit, or is no key word."""
+    m = _REFERENCE.fullmatch(v)
+    if m is None:
+        return True
+    last = m.group(1).lower().replace(b"_", b"").replace(b"-", b"")
+    return not (last in _KEY_WORDS or (b"." in v and any(w in last for w in _KEY_PARTS)))
+
+
+def _kv_ok(v: bytes) -> bool:
+    return _no_placeholder(v) and _literal(v)
+
+
 def _ipv6_ok(v: str) -> bool:
     return v.count(":") >= 2 and _ip_ok(v)
 
@@ -276,9 +302,9 @@ def _ipv6_ok(v: str) -> bool:
 # order; gitleaks' rules, the entropy tokens, e-mail addresses and cards come between the
 # first four and the rest, IP addresses last
 _RARE = (
-    ("url", _URL_PASSWORD, "SECRET", 1, None),
+    ("url", _URL_PASSWORD, "SECRET", 1, _literal),
     ("auth", _AUTH_TOKEN, "SECRET", 1, _auth_ok),
-    ("kv", _KV_SECRET, "SECRET", 1, _no_placeholder),
+    ("kv", _KV_SECRET, "SECRET", 1, _kv_ok),
     ("aws", _AWS_KEY_ID, "SECRET", 0, None),
     ("iban", _IBAN, "IBAN", 0, _text_check(iban_ok)),
     ("ssn", _SSN, "SSN", 0, None),
