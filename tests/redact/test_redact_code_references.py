@@ -14,6 +14,7 @@ CODE = [
     "def login(user, password=password):",
     "    creds = {'user': user, password: creds.password}",
     "pwd=self.pwd",
+    "password = settings.db_password",
     "client_secret = client_secret",
     "secret_key = SECRET_KEY",
     "headers = {token: this.token, api_key: os.environ.api_key}",
