@@ -238,6 +238,12 @@ class RuleSet:
                 self._by_keyword.setdefault(k, []).append(i)
         self._keywordless = any(not r.keywords for r in rules)  # gitleaks' has none today
 
+    def words(self) -> frozenset[str]:
+        """The allowlists' stopwords that are words (letters only): the words of code's names
+        (program, matrix, handler, ...), read by rlm.redact.scan.looks_random."""
+        return frozenset(w for a in (self.global_allow, *(x for r in self.rules for x in r.allows))
+                         for w in a.stopwords if w.isalpha())
+
     def keywords(self) -> list[bytes]:
         return list(self._by_keyword)
 
