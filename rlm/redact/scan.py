@@ -115,9 +115,10 @@ def looks_random(tok: str) -> bool:
     least = 2 if n >= 32 else 3
     if upper < least or lower < least or digits < (1 if n >= 32 else 2):
         return False
-    return shannon(tok) >= floor and not _named(tok)
+    return shannon(tok) >= floor and not (n <= NAME_MAX and _named(tok))
 
 
+NAME_MAX = 48  # characters of a name at most (a long random run holds words by chance)
 # a name's parts of four letters or more: Capitalised, or lower case at its start or after a
 # digit or '_' (glProgramUniformMatrix2x3fvEXT: Program, Uniform, Matrix)
 _PART = re.compile(r"[A-Z][a-z]{3,}|^[a-z]{4,}|(?<=[0-9_])[a-z]{4,}")
@@ -128,7 +129,7 @@ def _named(tok: str) -> bool:
     stopwords: program, matrix, handler, entry, ...). A C header's OpenGL names and a Python
     package's CamelCase classes passed every other test. None of 1.4 million random base62 and
     base64url keys of 20 and 32 characters that pass those tests has two such parts (tests/
-    redact/test_redact_names.py draws 60,000)."""
+    redact/test_redact_names.py draws 90,000, of up to NAME_MAX)."""
     words = _code_words()
     return sum(1 for p in _PART.findall(tok) if p.lower() in words) >= 2
 

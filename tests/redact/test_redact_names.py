@@ -27,7 +27,7 @@ def test_random_keys_are_never_read_as_names(monkeypatch):
     drawn = 0
     for alphabet in (string.ascii_letters + string.digits,
                      string.ascii_letters + string.digits + "-_"):
-        for n in (20, 32):
+        for n in (20, 32, scan.NAME_MAX):
             for _ in range(15_000):
                 key = "".join(rnd.choice(alphabet) for _ in range(n))
                 with monkeypatch.context() as m:
@@ -36,4 +36,4 @@ def test_random_keys_are_never_read_as_names(monkeypatch):
                 if passes:
                     drawn += 1
                     assert not scan._named(key), key
-    assert drawn > 50_000
+    assert drawn > 80_000
