@@ -23,7 +23,7 @@ from importlib import resources
 from typing import Iterator
 
 from rlm.redact.dense import found, matches, re2_options
-from rlm.redact.scan import shannon
+from rlm.redact.entropy import shannon
 
 MIN_SECRET = 8  # shorter "secrets" are ids and words, whatever a rule says
 

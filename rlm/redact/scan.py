@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import math
 import re
-from collections import Counter
 from functools import lru_cache
 from itertools import permutations
 from typing import Iterator
 
 from rlm.redact.dense import re2_bytes
+from rlm.redact.entropy import shannon
 
 TOKEN_MIN = 20  # entropy tokens: at least this long
 _WORDY = re.compile(r"(?:^|[/_~+.-])[A-Z]?[a-z]{2,11}(?:$|[/_~+.-])")
@@ -73,22 +73,8 @@ class Encoded:
         return self._c
 
 
-_CLOG = [0.0, *(c * math.log2(c) for c in range(1, 257))]  # c*log2(c) for a count c
 _RUNS = re.compile(r"u+|l+|d+")  # runs of one character class in a token's classes
 _SYMBOLS = re.compile(r"[^uld]+")
-
-
-def shannon(s: str) -> float:
-    """Bits a character: log2(n) - sum(c*log2(c))/n over the characters' counts c, the sum
-    read from a table (a log with a key or a JWT on every line asks it twice a line; the
-    textbook sum of -p*log2(p), one Python step a character, was a third of their redaction)."""
-    n = len(s)
-    if not n:
-        return 0.0
-    counts = Counter(s).values()
-    total = sum(map(_CLOG.__getitem__, counts)) if n < len(_CLOG) else \
-        sum(c * math.log2(c) for c in counts)
-    return math.log2(n) - total / n
 
 
 def looks_random(tok: str) -> bool:
@@ -136,7 +122,7 @@ def _named(tok: str) -> bool:
 
 @lru_cache(maxsize=1)
 def _code_words() -> frozenset[str]:
-    from rlm.redact.rules import rule_set  # rules reads shannon from here
+    from rlm.redact.rules import rule_set
 
     return rule_set().words()
 
