@@ -7,7 +7,9 @@
 2. False positives: every distinct value replaced on the three fixtures (the generators' real
    personal data expected), and the secrets found in the 16 LogHub 2k logs (`--loghub DIR`,
    default ../shared/loghub): block ids, hex ids, UUIDs, paths must survive. IP addresses there
-   are personal data and are counted apart.
+   are personal data and are counted apart. And the SECRET values found in source code nobody
+   here wrote (the standard library, installed packages, C headers, Node.js modules), now and
+   at `--previous`: names and expressions, but for a test suite's own passwords.
 3. Speed: MB/s of `detect` (CPU time of this process, best of 7 rounds in which every contender
    runs once in turn, and wall clock) on the LogHub
    logs and on the log and transcript fixtures, and of a run's Redactor over the same text cut
@@ -117,6 +119,50 @@ def false_positives(texts: dict[str, str], logs: dict[str, str]) -> None:
     tokens = sum(len(t.split()) for t in logs.values())
     print(f"   LogHub ({len(logs)} logs, {tokens:,} tokens): {len(secrets)} distinct non-IP values "
           f"replaced {sorted(secrets)[:6]}; kinds {dict(kinds)}")
+
+
+def code_texts(limit: int = 6_000_000) -> dict[str, str]:
+    """Source code nobody here wrote: this interpreter's standard library, the packages
+    installed beside rlm, C headers and Node.js modules (what the machine has of them), up to
+    `limit` characters each, files in name order."""
+    import sysconfig
+
+    roots = {"Python stdlib": (Path(sysconfig.get_paths()["stdlib"]), "*.py"),
+             "installed packages (.py)": (Path(sysconfig.get_paths()["purelib"]), "*.py"),
+             "C headers (/usr/include)": (Path("/usr/include"), "*.h"),
+             "Node.js modules (.js)": (Path("/usr/lib/node_modules"), "*.js")}
+    out = {}
+    for name, (root, glob) in roots.items():
+        parts, n = [], 0
+        for p in sorted(root.rglob(glob)) if root.is_dir() else ():
+            if "rlm" in p.relative_to(root).parts[:1] or n > limit:
+                continue
+            try:
+                t = p.read_text("utf-8", "replace")[:1_000_000]
+            except OSError:
+                continue
+            parts.append(t)
+            n += len(t)
+        if parts:
+            out[name] = "".join(parts)
+    return out
+
+
+def code_false_positives(previous) -> None:
+    """Secrets found in source code are names and expressions, not secrets (a key=value's
+    `password = creds.password`, a C header's glProgramUniformMatrix2x3fvEXT): distinct values
+    and hits (each value is then taken wherever it recurs), now and at --previous."""
+    print("\n2b. SECRET values in source code (names, expressions, and test suites' own passwords)")
+    for name, text in code_texts().items():
+        line = f"   {name:26s} {len(text) / 1e6:4.1f} MB:"
+        for label, fn in (("now", detect), ("previous", getattr(previous, "detect", None))):
+            if fn is None:
+                continue
+            hits = [h for h in fn(text) if h.kind == "SECRET"]
+            values = collections.Counter(h.value for h in hits)
+            line += (f" {label} {len(values)} distinct, {len(hits)} hits "
+                     f"{[v[:30] for v, _ in values.most_common(3)]};")
+        print(line, flush=True)
 
 
 def previous_module(rev: str):
@@ -313,10 +359,11 @@ def main() -> None:
         texts = fixture_texts(Path(tmp), a.lines)
     logs = loghub_texts(Path(a.loghub))
     false_positives(texts, logs)
-    print("\n3. speed (one core)")
     previous = previous_module(a.previous) if a.previous else None
     if previous is not None:
         previous.detect("warm up the rules")
+    code_false_positives(previous)
+    print("\n3. speed (one core)")
     speed("\n".join(logs.values()), f"LogHub, {len(logs)} logs", before, previous)
     speed(texts["log"], "log fixture", before, previous)
     speed(texts["transcript"], "transcript fixture", before, previous)
