@@ -4,8 +4,8 @@ Redaction's pattern scan costs about 100 us a call on top of its cost per byte: 
 4-16 KB, that fixed cost is as much as the scan. A fan-out knows its next prompts, so `Ahead`
 builds a batch of them (about BATCH_CHARS) as the workers pull items, and hands their texts to
 the model's `prescan` (rlm.redact.model.RedactingModel) to be scanned in one pass
-(rlm.redact.batch) and redacted, prompt by prompt in the order they will be sent. Each prompt
-is then sent as it would have been: the same text, with the same placeholders. A model without `prescan` (redaction
+(rlm.redact.batch). Each prompt is then sent as it would have been: the same text, redacted
+with the same placeholders, given in the order sent. A model without `prescan` (redaction
 off) gets its items as they come, and prompts are built when sent.
 
 Memory stays flat: one batch of prompts is held at a time. A worker takes its prompt as soon

@@ -17,8 +17,8 @@ exactly the hits `pattern_hits` gives it alone:
 - texts that hold a NUL or a private-key block (matched over the whole text, across lines)
   are scanned alone.
 
-Placeholders are not given here: the run's Redactor gives them from these hits, prompt by
-prompt in the order they will be sent (rlm.redact.redactor.Redactor.prepare).
+Placeholders are not given here: the run's Redactor gives them when each prompt is sent, in
+the order sent, from these hits (rlm.redact.redactor.Redactor.redact's `found`).
 """
 
 from __future__ import annotations
