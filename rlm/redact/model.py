@@ -59,7 +59,7 @@ class RedactingModel:
         self.order = order or InOrder()
         self.name = inner.name
         self.context_tokens = inner.context_tokens
-        self._ahead: OrderedDict[str, tuple] = OrderedDict()  # text -> (redacted, placeholders)
+        self._ahead: OrderedDict[str, list] = OrderedDict()  # text -> its pattern hits
         self._ahead_chars = 0
 
     def __getattr__(self, attr: str) -> Any:  # base_url, forget, describe, speed, ...
@@ -69,10 +69,7 @@ class RedactingModel:
         return f"RedactingModel({self.inner!r})"
 
     def redact_messages(self, messages: list[dict[str, str]],
-                        found: dict[str, list] | None = None,
-                        prepared: dict[str, tuple] | None = None) -> list[dict[str, str]]:
-        """found: texts' pattern hits (from Ray workers); prepared: texts redacted ahead
-        (prescan), as (redacted, placeholders)."""
+                        found: dict[str, list] | None = None) -> list[dict[str, str]]:
         out = []
         first_user = True
         for m in messages:
@@ -81,13 +78,8 @@ class RedactingModel:
                 # the first user message carries the material; a retry repeats it (counted once)
                 count = m.get("role") == "user" and first_user
                 first_user = first_user and m.get("role") != "user"
-                ready = (prepared or {}).get(content)
-                if ready is not None:
-                    self.redactor.sent(content, ready[0], ready[1], count)
-                    m = {**m, "content": ready[0]}
-                else:
-                    m = {**m, "content": self.redactor.redact(
-                        content, count_prompt=count, found=(found or {}).get(content))}
+                m = {**m, "content": self.redactor.redact(content, count_prompt=count,
+                                                          found=(found or {}).get(content))}
             out.append(m)
         return out
 
@@ -100,32 +92,28 @@ class RedactingModel:
         return comp
 
     def prescan(self, texts: list[str]) -> None:
-        """Redact the texts of prompts about to be sent, in the order they will be sent (a
-        fan-out hands its next batch, rlm.engine.ahead): scanned in one pass (rlm.redact.batch),
-        then each given its placeholders (Redactor.prepare), so that sending one is a look-up.
-        Done here, a batch at a time, the work runs with warm caches: done as each prompt
-        was sent, between a run's HTTP and JSON work, it took ~1.6x the time. Placeholders are
-        numbered in this order, and counted as prompts are sent. On the Ray executor each
+        """Scan the texts of prompts about to be sent in one pass (rlm.redact.batch; a fan-out
+        hands its next batch, rlm.engine.ahead): when each is sent, its hits are here and
+        only its placeholders are left to give, in the order sent. On the Ray executor each
         prompt's scan runs on a worker instead (see _offloaded), so nothing is done here."""
         if _offload() is not None:
             return
         new = [t for t in dict.fromkeys(texts) if t and t not in self._ahead]
         for t, hits in zip(new, pattern_hits_many(new)):
-            self._ahead[t] = self.redactor.prepare(t, hits)
+            self._ahead[t] = hits
             self._ahead_chars += len(t)
         while self._ahead_chars > AHEAD_CHARS:
             self._ahead_chars -= len(self._ahead.popitem(last=False)[0])
 
     def redact_now(self, messages: list[dict[str, str]]) -> list[dict[str, str]]:
-        """The messages redacted here and now; those redacted ahead (prescan) taken as they
-        are (a retry of one is redacted again: its text was taken)."""
-        prepared = {}
+        """The messages redacted here and now, from their prescanned hits where there are."""
+        found = {}
         for m in messages if self._ahead else ():
             c = m.get("content")
-            if isinstance(c, str) and (ready := self._ahead.pop(c, None)) is not None:
-                prepared[c] = ready
+            if isinstance(c, str) and (hits := self._ahead.pop(c, None)) is not None:
+                found[c] = hits
                 self._ahead_chars -= len(c)
-        return self.redact_messages(messages, prepared=prepared)
+        return self.redact_messages(messages, found)
 
     async def _redacted(self, messages: list[dict[str, str]]) -> list[dict[str, str]]:
         offload, texts = _offloaded(messages)

@@ -25,10 +25,7 @@ class Redactor:
     def __init__(self) -> None:
         self._by_value: dict[tuple[str, str], str] = {}
         self._by_placeholder: dict[str, str] = {}
-        self._counters = {k: 0 for k in KINDS}  # placeholders given, by kind (their numbers)
-        self._counted = {k: 0 for k in KINDS}  # of those, the ones that left (counts())
-        self._held: dict[str, str] = {}  # placeholder -> kind: given to a prompt redacted
-        # ahead (prepare) that has not been sent yet, counted when a prompt showing it is
+        self._counters = {k: 0 for k in KINDS}
         self._touched: set[int] = set()  # hashes of the prompts (first user message) with a hit
         self._known = Known()  # SECRET values so far: masked wherever they recur
         self._lock = threading.Lock()
@@ -42,7 +39,6 @@ class Redactor:
             ph = self._by_value.get(key)
             if ph is None:
                 self._counters[kind] += 1
-                self._counted[kind] += 1
                 ph = f"⟨{kind}_{self._counters[kind]}⟩"
                 self._by_value[key] = ph
                 self._by_placeholder[ph] = value
@@ -50,12 +46,10 @@ class Redactor:
                     self._known.add((value,))
             return ph
 
-    def _new_placeholders(self, keys: list[tuple[str, str]], shown: list,
-                          hold: bool = False) -> None:
+    def _new_placeholders(self, keys: list[tuple[str, str]], shown: list) -> None:
         """Fill the gaps of `shown` (placeholders of `keys`) with new placeholders numbered in
         text order, as `placeholder` would, made and stored in C (map, zip, dict.update; the
-        lock held): an sshd log has thousands of new addresses a prompt. hold: for a prompt
-        redacted ahead, not counted until it is sent (see sent)."""
+        lock held): an sshd log has thousands of new addresses a prompt."""
         missing = list(dict.fromkeys(compress(keys, map(is_, shown, repeat(None)))))
         kinds = dict.fromkeys(map(itemgetter(0), missing))
         for kind in kinds:
@@ -63,20 +57,11 @@ class Redactor:
             first = self._counters[kind] + 1
             self._counters[kind] += len(new)
             names = list(map(f"⟨{kind}_{{}}⟩".format, range(first, first + len(new))))
-            if hold:
-                self._held.update(zip(names, repeat(kind)))
-            else:
-                self._counted[kind] += len(new)
             self._by_value.update(zip(new, names))
             self._by_placeholder.update(zip(names, map(itemgetter(1), new)))
             if kind == "SECRET":
                 self._known.add(map(itemgetter(1), new))
         shown[:] = map(self._by_value.__getitem__, keys)
-
-    def _count_held(self, shown) -> None:
-        """The held placeholders among `shown` leave now: counted (the lock held)."""
-        for ph in self._held.keys() & set(shown):
-            self._counted[self._held.pop(ph)] += 1
 
     def redact(self, text: str, count_prompt: bool = False,
                found: list[Hit] | None = None) -> str:
@@ -99,44 +84,20 @@ class Redactor:
                     self._recent.popitem(last=False)
         return out
 
-    def prepare(self, text: str, found: list[Hit]) -> tuple[str, tuple[str, ...]]:
-        """text redacted ahead of sending it (a fan-out's next prompts, in the order they will
-        be sent: rlm.redact.model.RedactingModel.prescan), from its pattern hits, and the
-        placeholders it shows. Its new placeholders are given now, and counted when a prompt
-        that shows them is sent (`sent`): a run that stops before sending it counts none."""
-        if not text:
-            return text, ()
-        with collection_paused():
-            shown: list = []
-            return self._replaced(text, False, found, hold=True, shown=shown), tuple(shown)
-
-    def sent(self, text: str, out: str, shown: tuple[str, ...], count_prompt: bool) -> None:
-        """A prompt redacted ahead (`prepare`) is being sent: its placeholders are counted,
-        and the prompt with them (count_prompt), as `redact` counts them."""
-        with self._lock:
-            if self._held and shown:
-                self._count_held(shown)
-            if count_prompt and out is not text:
-                self._touched.add(hash(text))
-
     def _redact(self, text: str, count_prompt: bool, found: list[Hit] | None) -> str:
         with collection_paused():  # the placeholders' keys are tuples too
             return self._replaced(text, count_prompt, found)
 
-    def _replaced(self, text: str, count_prompt: bool, found: list[Hit] | None,
-                  hold: bool = False, shown: list | None = None) -> str:
+    def _replaced(self, text: str, count_prompt: bool, found: list[Hit] | None) -> str:
         hits = detect(text, self._known, found)
         if not hits:
             return text
         starts, ends, kinds, values = zip(*hits)
         keys = list(zip(kinds, values))
-        shown = [] if shown is None else shown
         with self._lock:  # placeholders known already: one dict look-up each, in C
-            shown[:] = map(self._by_value.get, keys)
+            shown = list(map(self._by_value.get, keys))
             if None in shown:
-                self._new_placeholders(keys, shown, hold)
-            if self._held and not hold:  # held by a prompt not sent yet, leaving in this one
-                self._count_held(shown)
+                self._new_placeholders(keys, shown)
         # the text between hits, then its placeholder, in turn (a private key's body lines all
         # show the one placeholder of the key)
         gaps = map(text.__getitem__, map(slice, (0, *ends), (*starts, len(text))))
@@ -161,10 +122,8 @@ class Redactor:
 
     # -- counts
     def counts(self) -> dict[str, int]:
-        """Values replaced, by kind: those given to a prompt redacted ahead and not sent are
-        not among them."""
         with self._lock:
-            return {k: n for k, n in self._counted.items() if n}
+            return {k: n for k, n in self._counters.items() if n}
 
     @property
     def values(self) -> int:

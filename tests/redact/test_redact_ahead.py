@@ -155,29 +155,3 @@ def test_without_prescan_nothing_is_built_ahead():
     it = ahead.items(iter(range(5)))
     assert next(it) == 0 and built == []
     assert ahead.messages(0) and built == [0]
-
-
-def test_prompts_redacted_ahead_count_their_values_when_sent():
-    """Placeholders given ahead (prescan) are counted as prompts showing them are sent: a run
-    that stops before sending a prompt redacted ahead does not count its values as having
-    left the machine; one also shown by a prompt redacted as it is sent counts once."""
-    from rlm.redact.redactor import Redactor
-
-    class Inner:  # what a RedactingModel reads of the model it wraps; nothing is sent here
-        name, context_tokens = "inner", 8_192
-
-    r = Redactor()
-    m = redact_model.RedactingModel(Inner(), r)
-    first = "login from 203.0.113.9 password=hunter2xyz"
-    second = "mail bob@example.invalid from 198.51.100.4"
-    m.prescan([first, second])
-    assert r.counts() == {} and r.values == 0  # redacted, not sent
-    sent = m.redact_now([{"role": "user", "content": first}])
-    assert "hunter2xyz" not in sent[0]["content"] and "203.0.113.9" not in sent[0]["content"]
-    assert r.counts() == {"SECRET": 1, "IP": 1} and r.prompts == 1
-    # a later prompt, redacted as it is sent, shows one of the second prompt's held values
-    r.redact("again from 198.51.100.4", count_prompt=True)
-    assert r.counts() == {"SECRET": 1, "IP": 2}
-    m.redact_now([{"role": "user", "content": second}])  # then the second: only its e-mail
-    assert r.counts() == {"SECRET": 1, "IP": 2, "EMAIL": 1} and r.prompts == 3
-    assert "⟨IP_1⟩" in sent[0]["content"]  # numbered in the order redacted ahead
