@@ -286,7 +286,7 @@ class RuleSet:
                                                       hit.rule)
 
     def _secret(self, rule: Rule, m, data: bytes) -> Found | None:
-        n = len(m.groups())
+        n = len(m.spans) - 1  # its groups (m.groups() would slice each of them out)
         g = rule.group
         if g == 0 and n:
             g = next((i for i in range(1, n + 1) if m.group(i)), 0)
@@ -296,7 +296,7 @@ class RuleSet:
             return None
         if rule.entropy and shannon(value) <= rule.entropy:
             return None
-        if rule.id.startswith("generic") and not any(c.isdigit() for c in value):
+        if rule.id.startswith("generic") and not any(map(str.isdigit, value)):
             return None
         if self._allowed(rule, value, m, data):
             return None
