@@ -144,9 +144,9 @@ def detect(text: str, known=(),
            found: list[Hit] | None = None) -> list[Hit]:
     """Non-overlapping hits in text order. Earlier detectors win an overlap, so a password in a
     URL is not also read as an e-mail address, and a card number not as a phone number.
-    `known`: secret values found before (in this run: its rlm.redact.recurring.Known); they and the secrets found here are
-    taken wherever they recur, first (see _recurring). `found`: `pattern_hits(text)`, when
-    it was computed elsewhere (a Ray worker)."""
+    `known`: secret values found before (in this run: its rlm.redact.recurring.Known); they
+    and the secrets found here are taken wherever they recur, first (see _recurring).
+    `found`: `pattern_hits(text)`, when it was computed elsewhere (a Ray worker)."""
     with collection_paused():
         hits = pattern_hits(text) if found is None else found
         return _resolve(_recurring(text, hits, known) + hits)
@@ -172,7 +172,7 @@ def _recurring(text: str, hits: list[Hit], known) -> list[Hit]:
     """Every occurrence of each secret value, longest first: a password seen once in context
     (`password=X`, `Bearer X`, `://u:X@`) recurs where no pattern sees it (a list of search
     terms, a quote), and a pattern may see only part of a token seen whole before. `known`: a
-    run's rlm.redact.recurring.Known (its secrets in Hyperscan databases), or values."""
+    run's rlm.redact.recurring.Known (its secrets in a suffix index), or values."""
     from rlm.redact.recurring import Known
 
     if not isinstance(known, Known):
@@ -210,25 +210,27 @@ def private_key_blocks(text: str):
     start: at each '-----BEGIN ', and at each line of the run of key lines right above an
     '-----END ' (the pattern's second branch starts with `^` under re.M, so finditer tried it
     at every position of the text: 30 MB/s over source code that names PRIVATE KEY)."""
-    starts = set()
-    for word, above in (("-----BEGIN ", False), ("-----END ", True)):
-        i = text.find(word)
-        while i >= 0:
-            if not above:
-                starts.add(i)
-            line = text.rfind("\n", 0, i) + 1
-            while above and line > 0:  # the key lines above, each a start its branch can take
-                up = text.rfind("\n", 0, line - 1) + 1
-                if _KEY_LINE.match(text, up) is None:
-                    break
-                starts.add(up)
-                line = up
-            i = text.find(word, i + 1)
+    starts = set(_occurrences(text, "-----BEGIN "))
+    for i in _occurrences(text, "-----END "):
+        line = text.rfind("\n", 0, i) + 1
+        while line > 0:  # the key lines above, each a start the second branch can take
+            up = text.rfind("\n", 0, line - 1) + 1
+            if _KEY_LINE.match(text, up) is None:
+                break
+            starts.add(up)
+            line = up
     pos = 0
     for at in sorted(starts):
         if at >= pos and (m := _PRIVATE_KEY_BLOCK.match(text, at)) is not None:
             yield m
             pos = m.end()
+
+
+def _occurrences(text: str, word: str):
+    i = text.find(word)
+    while i >= 0:
+        yield i
+        i = text.find(word, i + 1)
 
 
 @lru_cache(maxsize=1)

@@ -11,15 +11,17 @@ last SUFFIX bytes (UTF-8) are a 48-bit key, and a bitmap of the keys' hashes (BI
 bits a value) says which windows of a prompt's bytes could end a value. Every window is
 hashed and looked up at once with array operations (about 10 us per 16 KB prompt); only the
 windows the bitmap lets through (the true ends, and at most one in 256 of the rest) are
-compared in Python. Adding a value costs one bit and a dict entry: Hyperscan literal databases, used
-before, cost ~15 us a value at every compile and were compiled again at each merge (a third of
-the redaction of a log with a key on every line).
+compared in Python. Adding a value costs one bit and a dict entry: Hyperscan literal databases,
+used before, cost ~15 us a value at every compile and were compiled again at each merge (a
+third of the redaction of a log with a key on every line).
 """
 
 from __future__ import annotations
 
 import threading
 from typing import Iterable
+
+import numpy as np
 
 MIN_CHARS = 6  # shorter values are not searched for (a short word would be everywhere)
 SUFFIX = 6  # bytes of a value's end that key it (every value has MIN_CHARS characters)
@@ -38,7 +40,7 @@ class Known:
     def __init__(self, values: Iterable[str] = (), compiled: bool = True):
         self._rank: dict[str, int] = {}
         self._index: _SuffixIndex | None = None
-        self._compiled = compiled and _numpy() is not None
+        self._compiled = compiled
         self._lock = threading.Lock()  # adds and searches from a run's threads
         self.add(values)
 
@@ -98,19 +100,18 @@ class _SuffixIndex:
         self.add(values)
 
     def add(self, values: Iterable[str]) -> None:
-        np = _numpy()
         for v in values:
             raw = v.encode("utf-8", "surrogatepass")
             key = int.from_bytes(raw[-SUFFIX:], "little")
             self._by_key.setdefault(key, []).append((raw, v))
             self._count += 1
             if self._bits is None or self._count * BITS_PER_VALUE > len(self._bits) * 8:
-                self._resize(np)  # sets every key's bit, this one's too
+                self._resize()  # sets every key's bit, this one's too
             else:
                 h = ((key * _GOLDEN) & 0xFFFFFFFFFFFFFFFF) >> self._shift
                 self._bits[h >> 3] |= 1 << (h & 7)
 
-    def _resize(self, np) -> None:
+    def _resize(self) -> None:
         """A bitmap of at least BITS_PER_VALUE bits a value (a power of two), from the keys."""
         size = 1 << max(16, (self._count * BITS_PER_VALUE * 2 - 1).bit_length())
         self._shift = 64 - (size.bit_length() - 1)
@@ -140,7 +141,6 @@ class _SuffixIndex:
 
     def _ends(self, data: bytes, a: int, b: int, ends: dict[str, list[int]]) -> None:
         """The ends of the values whose last SUFFIX bytes are the windows starting at a..b-1."""
-        np = _numpy()
         part = data[a:b + 7]  # the 8 bytes read from each window's start
         part += bytes(b - a + 7 - len(part))
         windows = np.ndarray((b - a,), "<u8", part, 0, (1,)) & np.uint64(_MASK48)
@@ -153,10 +153,3 @@ class _SuffixIndex:
                 if end >= len(raw) and data.startswith(raw, end - len(raw)):
                     ends.setdefault(v, []).append(end)
 
-
-def _numpy():
-    try:
-        import numpy
-    except ImportError:
-        return None
-    return numpy

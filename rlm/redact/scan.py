@@ -129,8 +129,9 @@ def _code_words() -> frozenset[str]:
 
 @lru_cache(maxsize=1)
 def _long_run_rx():
-    # a run of TOKEN_MIN characters of either kind of key: every candidate that can pass lies in one
-    return re2_bytes(rb"[A-Za-z0-9+/_~!@#$%^*()-]{" + str(TOKEN_MIN).encode() + rb",}", latin1=True)
+    # TOKEN_MIN characters of either kind of key: every candidate that can pass lies in such a run
+    least = str(TOKEN_MIN).encode()
+    return re2_bytes(rb"[A-Za-z0-9+/_~!@#$%^*()-]{" + least + rb",}", latin1=True)
 
 
 def candidates(data: bytes) -> Iterator[tuple[int, int]]:
