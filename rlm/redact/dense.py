@@ -212,7 +212,16 @@ def with_fallback(name: str, data: bytes, py: re.Pattern, dash: bool, start: int
 
 def line_hits(py: re.Pattern, data: bytes, a: int, b: int, group: int = 0
               ) -> Iterator[tuple[int, int]]:
-    """The Python pattern's matches (its `group`) in the line data[a:b], in bytes."""
+    """The Python pattern's matches (its `group`) in the line data[a:b], in bytes: on an ASCII
+    line, its RE2 twin's (ascii_twin), the same matches at a tenth of the cost (a log with a
+    key=value or a bearer token on every line read each line with Python's engine)."""
+    twin = ascii_twin(py)
+    if twin is not None and data[a:b].isascii():
+        for spans in matches(twin, data[a:b]):  # the line alone, as Python reads it
+            i, j = spans[group]
+            if i < j:
+                yield a + i, a + j
+        return
     line = data[a:b].decode("utf-8", "replace")
     ascii_line = len(line) == b - a
     for m in py.finditer(line):
@@ -224,3 +233,53 @@ def line_hits(py: re.Pattern, data: bytes, a: int, b: int, group: int = 0
         else:
             bi = a + len(line[:i].encode("utf-8", "replace"))
             yield bi, bi + len(line[i:j].encode("utf-8", "replace"))
+
+
+_PY_SPACE = r"\t\n\x0b\x0c\r\x1c-\x1f "  # what Python's \s matches among ASCII characters
+_SAME_ESCAPES = set("bwd.-+/\\\"'[](){}?*|^$@#&:=,;<>!%~")  # mean the same to both engines on ASCII
+
+
+@lru_cache(maxsize=None)
+def ascii_twin(py: re.Pattern):
+    r"""An RE2 pattern that matches exactly what `py` matches, with the same groups, on ASCII
+    text; None when there is none. On ASCII text the two engines differ only in what `\s`
+    means (Python's also takes \x0b and \x1c-\x1f), both taking the leftmost match and its
+    groups as a backtracking engine would; a pattern with look-arounds (RE2 has none), other
+    escapes or flags (but a leading `(?i)`: case folds alike on ASCII) has no twin."""
+    inline_i = py.pattern.startswith("(?i)")  # the flag RE2 reads from the pattern too
+    if py.flags & ~(re.UNICODE | (re.IGNORECASE if inline_i else 0)) or "(?<" in py.pattern \
+            or "(?=" in py.pattern or "(?!" in py.pattern:
+        return None
+    out, in_class, i, pat = [], False, 0, py.pattern
+    while i < len(pat):
+        c = pat[i]
+        if c == "\\":
+            e = pat[i + 1:i + 2]
+            if e == "s":
+                out.append(_PY_SPACE if in_class else f"[{_PY_SPACE}]")
+            elif e and e in _SAME_ESCAPES:
+                out.append(c + e)
+            else:
+                return None
+            i += 2
+            continue
+        if c == "[" and not in_class:
+            in_class = True
+            out.append(c)
+            i += 1
+            if pat[i:i + 1] == "^":
+                out.append("^")
+                i += 1
+            if pat[i:i + 1] == "]":  # a ']' right after '[' is literal
+                out.append("\\]")
+                i += 1
+            continue
+        if c == "]" and in_class:
+            in_class = False
+        out.append(c)
+        i += 1
+    try:
+        return re2_bytes("".join(out).encode(), latin1=True)
+    except Exception:  # re2.error: RE2 cannot say it
+        return None
+

@@ -259,8 +259,13 @@ def _byte_hits(data: bytes, segments: list[tuple[int, int]] | None = None
 
     for name, pattern, kind, group, check in _RARE[:4]:
         add(kind, rare_hits(name, pattern, group), check=check)
-    out.extend((f.start, f.end, "SECRET") for f in rule_set().find(where))
-    add("SECRET", ((a, b) for a, b, _ in entropy_hits(data)))
+    # what only repeats a secret found already is not judged again: on a log with a token on
+    # every line, the key=value, gitleaks' generic rule and the entropy test each found it
+    claimed = {(s, e) for s, e, _ in out}  # all SECRET so far
+    for f in rule_set().find(where, claimed):
+        out.append((f.start, f.end, "SECRET"))
+        claimed.add((f.start, f.end))
+    add("SECRET", ((a, b) for a, b, _ in entropy_hits(data, claimed)))
     for a, b in where.windows([b"@"], margin=0):
         add("EMAIL", dense.with_fallback("email", nl, _EMAIL, True, a, b + 1), 1)
     for a, b in shaped.get("card", ()):  # nl[a] is the byte before the line
@@ -345,7 +350,9 @@ _RARE = (
 
 def _resolve(hits: list[Hit]) -> list[Hit]:
     """Priority order: the first detector to claim a span keeps it. Hits that overlap no other
-    are kept as they are; only a group of overlapping ones is resolved by priority."""
+    are kept as they are; only a group of overlapping ones is resolved by priority. A hit
+    given twice (a secret's own place, found again as a recurring value) is one: the first."""
+    hits = list(dict.fromkeys(hits))
     ordered = sorted(hits)
     starts, ends = list(map(itemgetter(0), ordered)), list(map(itemgetter(1), ordered))
     if all(map(le, ends[:-1], starts[1:])):  # nothing overlaps (the common case): in C

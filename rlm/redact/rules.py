@@ -251,11 +251,13 @@ class RuleSet:
         """(name, pattern) of each rule's presence pattern (rlm.redact.blocks)."""
         return [(_presence_name(r), r.presence) for r in self.rules if r.presence is not None]
 
-    def find(self, where) -> Iterator[Found]:
+    def find(self, where, claimed: frozenset | set = frozenset()) -> Iterator[Found]:
         """Secrets the rules find in where.data (UTF-8 bytes; offsets in bytes), each rule over
         the blocks that hold its keywords (where: an rlm.redact.blocks.Presence that knows
         them), rule by rule (not in data order). Only the rules with a keyword present are
-        looked at: a prompt of a few lines holds a handful of the ~300 keywords."""
+        looked at: a prompt of a few lines holds a handful of the ~300 keywords. claimed:
+        (start, end) of secrets found already; a match whose secret is exactly one of them
+        is not judged again (it could only repeat that hit)."""
         data = where.data
         whole = where.segments or [(0, len(data))]
         own: dict[int, bytes] = {}  # joined texts: the bytes of each read
@@ -280,16 +282,19 @@ class RuleSet:
                 got = matches(rule.rx, text, a - s, b - s) if rule.probe is None else \
                     led_matches(rule, text, a - s, b - s)
                 for m in map(partial(_Match, text), got):
-                    hit = self._secret(rule, m, text)
+                    hit = self._secret(rule, m, text, claimed, s)
                     if hit is not None:
                         yield hit if not s else Found(hit.start + s, hit.end + s, hit.value,
                                                       hit.rule)
 
-    def _secret(self, rule: Rule, m, data: bytes) -> Found | None:
+    def _secret(self, rule: Rule, m, data: bytes, claimed=frozenset(),
+                shift: int = 0) -> Found | None:
         n = len(m.spans) - 1  # its groups (m.groups() would slice each of them out)
         g = rule.group
         if g == 0 and n:
             g = next((i for i in range(1, n + 1) if m.group(i)), 0)
+        if claimed and g <= n and (m.start(g) + shift, m.end(g) + shift) in claimed:
+            return None  # a key=value found it: on a log with a token a line, ~25 us a line
         raw = m.group(g) if g <= n else None
         value = raw.decode("utf-8", "replace") if raw else ""
         if not value or len(value) < MIN_SECRET or "\n" in value:

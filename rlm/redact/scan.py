@@ -163,10 +163,13 @@ def candidates(data: bytes) -> Iterator[tuple[int, int]]:
         pos = max(r, e)
 
 
-def entropy_hits(data: bytes):
-    """(start, end, value) in bytes of the random-looking tokens in data."""
+def entropy_hits(data: bytes, claimed: frozenset | set = frozenset()):
+    """(start, end, value) in bytes of the random-looking tokens in data. claimed: (start, end)
+    of secrets found already; a candidate that could only repeat one of them is not judged."""
     for start, end in candidates(data):
         raw = data[start:end]
+        if claimed and (end - len(raw.lstrip(b"-_~/+")), end) in claimed:
+            continue  # what _verdict would take is that very secret (its lead stripped)
         verdict = _token_verdict(raw) if len(raw) <= CACHED_MAX else _verdict(raw)
         if verdict is not None:
             yield start + verdict[0], end, verdict[1]
