@@ -67,9 +67,10 @@ def test_a_fanout_sends_the_prompts_it_sent_when_each_was_scanned_alone(
         [(f.source.line_start, f.evidence) for f in each.findings]
 
 
-def test_a_chunk_read_in_pieces_sends_each_piece_s_own_prompt(fake_server, monkeypatch):
+def test_a_chunk_read_in_pieces_sends_each_piece_s_own_prompt(fake_server, monkeypatch, scans):
     """A chunk too big for the context is read in halves that share its id: each half must be
-    sent as itself, not as the whole chunk's prompt built ahead (HPC_2k has one such chunk)."""
+    sent as itself, not as the whole chunk's prompt built ahead (HPC_2k has one such chunk),
+    and the halves' prompts are scanned in their batch, not alone when sent."""
     from pathlib import Path
 
     fake_server.on("MapResult", lambda req, text: {"findings": []})
@@ -85,6 +86,7 @@ def test_a_chunk_read_in_pieces_sends_each_piece_s_own_prompt(fake_server, monke
 
     ahead, sent_ahead = run()
     assert any("read in pieces" in d for d in ahead.coverage.declared)
+    assert not any(map(_chunk_prompt, scans["alone"]))  # the pieces were scanned in a batch
     monkeypatch.setattr(redact_model.RedactingModel, "prescan", None, raising=False)
     each, sent_each = run()
     assert len(sent_ahead) > ahead.coverage.chunks_total  # the pieces went out one by one
@@ -132,20 +134,48 @@ def test_ahead_builds_each_prompt_once_a_batch_at_a_time():
     assert ahead.messages(99)[1]["content"].endswith("99") and built[-1] == 99
 
 
-def test_a_prompt_built_ahead_goes_only_to_its_own_item():
-    """Pieces of a split chunk share its key: each is built when sent, the chunk's prompt is
-    never given to them."""
-    class Item:
-        def __init__(self, key, text):
-            self.key, self.text = key, text
+def test_a_chunk_too_big_is_built_and_scanned_in_its_pieces():
+    """An item that does not fit is split as read_fitting splits it (recursively), and the
+    batch holds its pieces' prompts, not its own; each piece, made again when read, gets its
+    prompt, and read_fitting's fit questions are answered from the verdicts found ahead."""
+    from dataclasses import dataclass
 
-    ahead = Ahead(Scanning(), lambda it: [{"role": "user", "content": it.text}],
-                  key=lambda it: it.key)
-    whole = Item("c0001", "all of the chunk")
-    assert list(ahead.items([whole])) == [whole]
-    half = Item("c0001", "its first half")
-    assert ahead.messages(half)[0]["content"] == "its first half"
-    assert ahead.messages(whole)[0]["content"] == "all of the chunk"
+    @dataclass(frozen=True)
+    class Item:
+        id: str
+        text: str
+
+    def split(it: Item) -> list[Item]:
+        h = len(it.text) // 2
+        return [Item(it.id, it.text[:h]), Item(it.id, it.text[h:])] if h else []
+
+    asked, built = [], []
+
+    def fits(it: Item) -> bool:
+        asked.append(it.text)
+        return len(it.text) <= 10
+
+    def build(it: Item):
+        built.append(it.text)
+        return [{"role": "user", "content": it.text}]
+
+    model = Scanning()
+    ahead = Ahead(model, build, key=lambda it: (it.id, it.text), fits=fits, split=split)
+    small, big = Item("c1", "short"), Item("c2", "abcdefghijklmnopqrstuvwxyz0123456789")
+    assert list(ahead.items([small, big])) == [small, big]
+    pieces = ["abcdefghi", "jklmnopqr", "stuvwxyz0", "123456789"]  # 36 -> 18 -> 9
+    assert model.batches == [["short", *pieces]]  # the whole big item is never scanned
+    asked_ahead = len(asked)
+    assert ahead.fits(small) and not ahead.fits(big)
+    for half in split(big):
+        assert not ahead.fits(Item(half.id, half.text))
+        for quarter in split(half):
+            again = Item(quarter.id, quarter.text)  # read_fitting makes its pieces anew
+            assert ahead.fits(again)
+            assert ahead.messages(again) == [{"role": "user", "content": quarter.text}]
+    assert len(asked) == asked_ahead  # every fit question was answered from the verdicts
+    assert built == ["short", *pieces]  # each prompt built once
+    assert ahead.fits(Item("c9", "x" * 11)) is False and len(asked) == asked_ahead + 1
 
 
 def test_without_prescan_nothing_is_built_ahead():
@@ -155,3 +185,21 @@ def test_without_prescan_nothing_is_built_ahead():
     it = ahead.items(iter(range(5)))
     assert next(it) == 0 and built == []
     assert ahead.messages(0) and built == [0]
+
+
+def test_pieces_of_the_last_batch_s_item_are_still_built_ahead():
+    """With several workers, one may still read an item's pieces when another's pull has
+    built the next batch: the last batch's prompts are kept too (two batches, no more)."""
+    built = []
+
+    def split(t: str) -> list[str]:
+        return [t[:len(t) // 2], t[len(t) // 2:]]
+
+    ahead = Ahead(Scanning(), lambda t: built.append(t) or [{"role": "user", "content": t}],
+                  key=str, fits=lambda t: len(t) <= 4, split=split, chars=1)
+    it = ahead.items(["abcdefgh", "ij", "kl", "mn"])
+    assert next(it) == "abcdefgh" and next(it) == "ij"  # the second batch is built
+    assert [ahead.messages(p)[0]["content"] for p in split("abcdefgh")] == ["abcd", "efgh"]
+    assert built == ["abcd", "efgh", "ij"]  # the pieces' prompts were not built again
+    assert next(it) == "kl" and next(it) == "mn"
+    assert ahead.messages("ij") and built[-1] == "ij"  # two batches back: built again

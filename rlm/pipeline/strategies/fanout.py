@@ -90,11 +90,24 @@ async def map_chunks(ctx: Context, res: Result, make_chunks: Callable[[], Iterab
     t = recipe.task(RECIPE, "map")
     out_model = recipe.schema_model(RECIPE, "map")
 
+    last: dict = {}  # the last chunk's numbered text: its fit is judged, then its prompt built
+
+    def material(c: Chunk) -> str:
+        key = (c.id, c.parts)
+        if key not in last:
+            last.clear()
+            last[key] = c.numbered_text(MAX_LINE_CHARS)
+        return last[key]
+
     def prompt(c: Chunk) -> list[dict[str, str]]:
         return recipe.messages(RECIPE, "map", question=ctx.q, where=c.describe(),
-                               material=c.numbered_text(MAX_LINE_CHARS))
+                               material=material(c))
 
-    ahead = Ahead(ctx.sub, prompt, key=lambda c: c.id)  # redaction scans a batch in one pass
+    def fits(c: Chunk) -> bool:
+        return fit.estimate(ctx.sub, material(c)) <= ctx.window
+
+    # redaction scans a batch in one pass; a chunk's pieces (same id) are told apart by parts
+    ahead = Ahead(ctx.sub, prompt, key=lambda c: (c.id, c.parts), fits=fits, split=fit.split)
 
     async def read(c: Chunk):
         out, _ = await call_json(ctx.sub, ahead.messages(c), out_model,
@@ -106,9 +119,8 @@ async def map_chunks(ctx: Context, res: Result, make_chunks: Callable[[], Iterab
 
     async def work(c: Chunk):  # a chunk too big for the context is read in pieces
         ctx.emit(UnitStarted(c.id, c.path, c.line_start, c.line_end))
-        parts = await fit.read_fitting(
-            c, read, lambda p: fit.estimate(ctx.sub, p.numbered_text(MAX_LINE_CHARS))
-            <= ctx.window, on_split=lambda p: split_ids.add(p.id))
+        parts = await fit.read_fitting(c, read, ahead.fits,
+                                       on_split=lambda p: split_ids.add(p.id))
         return parts[0] if len(parts) == 1 else out_model.model_construct(
             findings=[f for r in parts for f in r.findings])
 
