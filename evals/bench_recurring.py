@@ -8,7 +8,7 @@ of 16 KB built and scanned a batch ahead), at 5,000 to 40,000 lines, three ways 
 run, interleaved; CPU seconds, best of --rounds:
 
 - now: the run's secrets in a suffix index (rlm.redact.recurring, session 8);
-- `--previous REV` (default 95ec0e9, session 7's end): the whole redaction package as it was
+- `--previous REV` (default d06fb99, session 8's end): the whole redaction package as it was
   then, its secrets in Hyperscan literal databases;
 - str.find: now, with every secret found by `str.find` (the index never built).
 
@@ -71,7 +71,7 @@ def _fanout(chunks: list[str], package) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=2)
-    ap.add_argument("--previous", default="95ec0e9")
+    ap.add_argument("--previous", default="d06fb99")
     a = ap.parse_args()
     import importlib
     import types

@@ -347,9 +347,9 @@ def main() -> None:
     ap.add_argument("--lines", type=int, default=20_000)
     ap.add_argument("--loghub", default=str(ROOT.parent.parent / "shared" / "loghub"))
     ap.add_argument("--before", default="26a8144", help="git revision of the detector before")
-    ap.add_argument("--previous", default="95ec0e9",
+    ap.add_argument("--previous", default="d06fb99",
                     help="git revision of a detector to time in the same run (default: the end of "
-                         "session 7)")
+                         "session 8)")
     a = ap.parse_args()
     print(f"machine load (1 min): {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     before = before_module(a.before) if a.before else None

@@ -355,11 +355,12 @@ def _resolve(hits: list[Hit]) -> list[Hit]:
     """Priority order: the first detector to claim a span keeps it. Hits that overlap no other
     are kept as they are; only a group of overlapping ones is resolved by priority. A hit
     given twice (a secret's own place, found again as a recurring value) is one: the first."""
-    hits = list(dict.fromkeys(hits))
     ordered = sorted(hits)
     starts, ends = list(map(itemgetter(0), ordered)), list(map(itemgetter(1), ordered))
     if all(map(le, ends[:-1], starts[1:])):  # nothing overlaps (the common case): in C
         return ordered
+    if len(unique := list(dict.fromkeys(hits))) < len(hits):  # then maybe nothing else does
+        return _resolve(unique)
     taken: list[Hit] = []
     group: list[int] = []
     reach = -1
