@@ -9,7 +9,7 @@ run, interleaved; CPU seconds, best of --rounds:
 
 - now: the run's secrets in a suffix index (rlm.redact.recurring, session 8);
 - `--previous REV` (default d06fb99, session 8's end): the whole redaction package as it was
-  then, its secrets in Hyperscan literal databases;
+  then (its suffix index, and every secret on a line judged three times);
 - str.find: now, with every secret found by `str.find` (the index never built).
 
     python -m evals.bench_recurring [--rounds 2] [--previous REV]

@@ -71,6 +71,28 @@ def _plan(ctx: Context, res: Result, numbered: Callable[[], Iterable[Chunk]],
     return total
 
 
+def _map_prompts(ctx: Context) -> Ahead:
+    """Each chunk's map prompt, built a batch ahead (redaction scans a batch in one pass), a
+    chunk too big for the window as its pieces (same id: told apart by their parts)."""
+    last: dict = {}  # the last chunk's numbered text: its fit is judged, then its prompt built
+
+    def material(c: Chunk) -> str:
+        key = (c.id, c.parts)
+        if key not in last:
+            last.clear()
+            last[key] = c.numbered_text(MAX_LINE_CHARS)
+        return last[key]
+
+    def prompt(c: Chunk) -> list[dict[str, str]]:
+        return recipe.messages(RECIPE, "map", question=ctx.q, where=c.describe(),
+                               material=material(c))
+
+    def fits(c: Chunk) -> bool:
+        return fit.estimate(ctx.sub, material(c)) <= ctx.window
+
+    return Ahead(ctx.sub, prompt, key=lambda c: (c.id, c.parts), fits=fits, split=fit.split)
+
+
 async def map_chunks(ctx: Context, res: Result, make_chunks: Callable[[], Iterable[Chunk]],
                      max_bytes: int) -> None:
     """Map over the chunks make_chunks() yields (twice: once to count and estimate, once to
@@ -90,24 +112,7 @@ async def map_chunks(ctx: Context, res: Result, make_chunks: Callable[[], Iterab
     t = recipe.task(RECIPE, "map")
     out_model = recipe.schema_model(RECIPE, "map")
 
-    last: dict = {}  # the last chunk's numbered text: its fit is judged, then its prompt built
-
-    def material(c: Chunk) -> str:
-        key = (c.id, c.parts)
-        if key not in last:
-            last.clear()
-            last[key] = c.numbered_text(MAX_LINE_CHARS)
-        return last[key]
-
-    def prompt(c: Chunk) -> list[dict[str, str]]:
-        return recipe.messages(RECIPE, "map", question=ctx.q, where=c.describe(),
-                               material=material(c))
-
-    def fits(c: Chunk) -> bool:
-        return fit.estimate(ctx.sub, material(c)) <= ctx.window
-
-    # redaction scans a batch in one pass; a chunk's pieces (same id) are told apart by parts
-    ahead = Ahead(ctx.sub, prompt, key=lambda c: (c.id, c.parts), fits=fits, split=fit.split)
+    ahead = _map_prompts(ctx)
 
     async def read(c: Chunk):
         out, _ = await call_json(ctx.sub, ahead.messages(c), out_model,
