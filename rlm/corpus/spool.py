@@ -1,4 +1,5 @@
-"""One cap on temporary disk for the whole run: stdin, pipes and every `.gz` spooled together.
+"""One cap on temporary disk for the whole run: stdin, pipes and every `.gz` spooled together,
+and the placeholders redaction no longer keeps in memory (rlm.redact.spill).
 
 Each spooled stream used to have its own 4 GiB allowance, so two decompression bombs in one folder
 wrote 6.1 GB at once. Now the spools of a run share one budget (``RLM_SPOOL_LIMIT``, bytes, with
@@ -59,8 +60,9 @@ class SpoolBudget:
             if self._held + n > limit:
                 raise UsageError(
                     f"{display}: the spool cap of {_human(limit)} for this run was reached "
-                    f"(stdin, pipes and .gz files are copied to temporary disk to be indexed; "
-                    f"set RLM_SPOOL_LIMIT to allow more)")
+                    f"(stdin, pipes and .gz files are copied to temporary disk to be indexed, "
+                    f"and redaction's placeholders past what memory holds are kept there; set "
+                    f"RLM_SPOOL_LIMIT to allow more)")
             self._held += n
 
     def give_back(self, n: int) -> None:

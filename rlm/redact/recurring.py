@@ -93,7 +93,9 @@ class _SuffixIndex:
     """Values keyed by their last SUFFIX bytes, with a bitmap of the keys' hashes."""
 
     def __init__(self, values: Iterable[str]):
-        self._by_key: dict[int, list[tuple[bytes, str]]] = {}
+        # key -> the value, or the values when several share it (rare): a list and a tuple of
+        # bytes a value cost ~190 of the ~440 bytes a value took here
+        self._by_key: dict[int, str | list[str]] = {}
         self._count = 0
         self._bits = None
         self._shift = 64
@@ -103,7 +105,8 @@ class _SuffixIndex:
         for v in values:
             raw = v.encode("utf-8", "surrogatepass")
             key = int.from_bytes(raw[-SUFFIX:], "little")
-            self._by_key.setdefault(key, []).append((raw, v))
+            had = self._by_key.get(key)
+            self._by_key[key] = v if had is None else [*_each(had), v]
             self._count += 1
             if self._bits is None or self._count * BITS_PER_VALUE > len(self._bits) * 8:
                 self._resize()  # sets every key's bit, this one's too
@@ -148,8 +151,12 @@ class _SuffixIndex:
         may = (self._bits[h >> np.uint64(3)] >> (h & np.uint64(7)).astype(np.uint8)) & 1
         by_key = self._by_key
         for p in np.flatnonzero(may).tolist():
-            for raw, v in by_key.get(int(windows[p]), ()):
+            for v in _each(by_key.get(int(windows[p]), ())):
+                raw = v.encode("utf-8", "surrogatepass")
                 end = a + p + SUFFIX
                 if end >= len(raw) and data.startswith(raw, end - len(raw)):
                     ends.setdefault(v, []).append(end)
 
+
+def _each(entry: str | list[str]) -> list[str] | tuple[str, ...]:
+    return (entry,) if isinstance(entry, str) else entry

@@ -14,15 +14,20 @@ from operator import is_, itemgetter
 
 from rlm.redact.detect import KIND_WORDS, KINDS, PLACEHOLDER, Hit, collection_paused, detect
 from rlm.redact.recurring import Known
+from rlm.redact.spill import Spill
 
 RECENT = 16  # texts remembered
 RECENT_CHARS = 65_536  # the longest text remembered (16 of them: 1 MB at most)
+MEMORY_VALUES = 200_000  # placeholders held in memory (~320 bytes each: ~65 MB); past it they
+# move to temporary disk (rlm.redact.spill)
 
 
 class Redactor:
     """Placeholders of one run, counts per kind, and the way back for local display."""
 
-    def __init__(self) -> None:
+    def __init__(self, memory_values: int | None = None) -> None:
+        self._memory_values = MEMORY_VALUES if memory_values is None else memory_values
+        self._spill: Spill | None = None  # what memory no longer holds
         self._by_value: dict[tuple[str, str], str] = {}
         self._by_placeholder: dict[str, str] = {}
         self._counters = {k: 0 for k in KINDS}
@@ -37,6 +42,8 @@ class Redactor:
         key = (kind, value)  # exact: restore() must give back the very text, for quote checks
         with self._lock:
             ph = self._by_value.get(key)
+            if ph is None and self._spill is not None:
+                ph = self._spill.shown_many([key]).get(key)
             if ph is None:
                 self._counters[kind] += 1
                 ph = f"⟨{kind}_{self._counters[kind]}⟩"
@@ -44,13 +51,26 @@ class Redactor:
                 self._by_placeholder[ph] = value
                 if kind == "SECRET":
                     self._known.add((value,))
+                self._bound_memory()
             return ph
+
+    def _bound_memory(self) -> None:
+        """Past memory_values placeholders in memory, all of them move to disk (the lock held)."""
+        if len(self._by_value) > self._memory_values:
+            if self._spill is None:
+                self._spill = Spill(self._memory_values)
+            self._spill.put(self._by_value.items())
+            self._by_value.clear()
+            self._by_placeholder.clear()
 
     def _new_placeholders(self, keys: list[tuple[str, str]], shown: list) -> None:
         """Fill the gaps of `shown` (placeholders of `keys`) with new placeholders numbered in
         text order, as `placeholder` would, made and stored in C (map, zip, dict.update; the
         lock held): an sshd log has thousands of new addresses a prompt."""
         missing = list(dict.fromkeys(compress(keys, map(is_, shown, repeat(None)))))
+        spilled = self._spill.shown_many(missing) if self._spill is not None else {}
+        if spilled:  # given before, moved to disk since: the rest are new, in text order
+            missing = [k for k in missing if k not in spilled]
         kinds = dict.fromkeys(map(itemgetter(0), missing))
         for kind in kinds:
             new = missing if len(kinds) == 1 else [k for k in missing if k[0] == kind]
@@ -61,7 +81,11 @@ class Redactor:
             self._by_placeholder.update(zip(names, map(itemgetter(1), new)))
             if kind == "SECRET":
                 self._known.add(map(itemgetter(1), new))
-        shown[:] = map(self._by_value.__getitem__, keys)
+        if spilled:
+            shown[:] = [self._by_value.get(k) or spilled[k] for k in keys]
+        else:
+            shown[:] = map(self._by_value.__getitem__, keys)
+        self._bound_memory()
 
     def redact(self, text: str, count_prompt: bool = False,
                found: list[Hit] | None = None) -> str:
@@ -111,7 +135,14 @@ class Redactor:
         """A model's reply with the placeholders it repeated mapped back to the originals."""
         if not text or "⟨" not in text:
             return text
-        return PLACEHOLDER.sub(lambda m: self._by_placeholder.get(m.group(0), m.group(0)), text)
+        return PLACEHOLDER.sub(lambda m: self._value_of(m.group(0)), text)
+
+    def _value_of(self, shown: str) -> str:
+        value = self._by_placeholder.get(shown)
+        if value is None and self._spill is not None:
+            with self._lock:
+                value = self._spill.value_of(shown)
+        return shown if value is None else value
 
     def restore_data(self, data):
         return _each_string(data, self.restore)
