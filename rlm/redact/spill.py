@@ -13,9 +13,9 @@ What stays in memory past the cap is a Bloom filter of what was moved, 1.25 byte
 that a value never seen before (most, in an address-dense log) costs no look-up on disk. The
 price is time: a row on disk costs ~5 us to write (its hash indexed), so past the cap a log of
 new addresses redacts at about a quarter of the speed (python -m evals.bench_redactor_memory:
-1.6 million addresses in 133 MB against 537, 4x the CPU time). Secrets are moved too, but
-their recurrence index stays in memory, ~320 bytes a secret: a log with a new token on every
-line still grows.
+1.6 million addresses in 133 MB against 537, 4x the CPU time). The recurrence index of the
+secrets (rlm.redact.recurring) moves its own past rlm.redact.recurring.MEMORY_SECRETS into a
+second file of the same kind (SecretsOnDisk).
 """
 
 from __future__ import annotations
@@ -174,3 +174,52 @@ def _close(db: sqlite3.Connection, path: str, held: list[int]) -> None:
         os.unlink(path)
     except OSError:
         pass
+
+
+class SecretsOnDisk:
+    """The secrets a run's recurrence index (rlm.redact.recurring.Known) no longer holds in
+    memory, each with its rank (the order found) and its key (its last bytes, which the index
+    looks up for a window of text its bitmap lets through)."""
+
+    def __init__(self, memory_values: int) -> None:
+        self._display = f"redaction's known secrets past the {memory_values:,} kept in memory"
+        fd, self.path = tempfile.mkstemp(prefix="rlm-secrets-", suffix=".sqlite")
+        os.close(fd)
+        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=OFF")
+        self._db.execute("PRAGMA synchronous=OFF")
+        self._db.execute("CREATE TABLE secrets (rank INTEGER PRIMARY KEY, key INTEGER, "
+                         "value BLOB)")
+        self._db.execute("CREATE INDEX by_key ON secrets (key)")
+        self._held = [0]
+        self._closer = weakref.finalize(self, _close, self._db, self.path, self._held)
+
+    def put(self, rows: Iterable[tuple[int, int, str]]) -> None:
+        """(rank, key, value) of secrets not here yet."""
+        rows = iter(rows)
+        while part := [(r, k, _raw(v)) for r, k, v in islice(rows, PUT_ROWS)]:
+            size = sum(len(raw) for _, _, raw in part) + ROW_BYTES * len(part)
+            spool_budget.take(size, self._display)
+            self._held[0] += size
+            self._db.execute("BEGIN")
+            self._db.executemany("INSERT INTO secrets VALUES (?, ?, ?)", part)
+            self._db.execute("COMMIT")
+
+    def by_keys(self, keys: Iterable[int]) -> dict[int, list[tuple[str, int]]]:
+        """key -> the (value, rank) of the secrets here that end with it."""
+        out: dict[int, list[tuple[str, int]]] = {}
+        asked = list(keys)
+        for i in range(0, len(asked), QUERY_KEYS):
+            part = asked[i:i + QUERY_KEYS]
+            for rank, key, raw in self._db.execute(
+                    f"SELECT rank, key, value FROM secrets WHERE key IN "
+                    f"({','.join('?' * len(part))}) ORDER BY rank", part):
+                out.setdefault(key, []).append((_text(raw), rank))
+        return out
+
+    @property
+    def held(self) -> int:
+        return self._held[0]
+
+    def close(self) -> None:
+        self._closer()

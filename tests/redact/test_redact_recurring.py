@@ -51,6 +51,8 @@ def test_the_suffix_index_finds_what_str_find_found(monkeypatch, seed):
     monkeypatch.setattr(recurring, "FIND_MAX", 4)
     monkeypatch.setattr(recurring, "BITS_PER_VALUE", 1 + seed % 3)
     monkeypatch.setattr(recurring, "WINDOWS", 7 + 50 * (seed % 2))
+    # and past a few dozen secrets in memory, the rest on disk (rlm.redact.spill)
+    monkeypatch.setattr(recurring, "MEMORY_SECRETS", [10**9, 12, 30][seed % 3])
     rnd = random.Random(seed)
     values = _values(rnd, 150)
     values += ["same-end-123456", "other-end-123456", "123456"]  # one key, three values
@@ -67,6 +69,10 @@ def test_the_suffix_index_finds_what_str_find_found(monkeypatch, seed):
         assert Known(seen, compiled=False).recurring(text, own, Hit) == _by_find(text, own, seen)
         assert known.recurring(values[i], [], Hit) == _by_find(values[i], [], seen)
     assert known._index is not None and len(known._index._by_key) < known._index._count
+    assert (known._index.disk is not None) == (seed % 3 != 0) and len(known) == len(set(
+        v for v in values if len(v) >= recurring.MIN_CHARS))
+    assert all(v in known for v in values[::5] if len(v) >= recurring.MIN_CHARS)
+    assert "never-seen-value" not in known
 
 
 def test_a_secret_seen_long_ago_is_still_replaced_where_it_recurs(monkeypatch):
@@ -138,3 +144,17 @@ def test_stopwords_and_allowlist_regexes_read_as_one_alternation():
                     any(x.search(v) for x in singles), (rule_id, v)
                 checked += 1
     assert checked > 100 and any(len(a.stopwords) > 1000 for _, _, a in pairs)
+
+
+def test_past_the_memory_cap_the_bitmap_keeps_the_bits_of_what_moved_to_disk(monkeypatch):
+    """Once secrets move to disk the bitmap stops growing: rebuilt from the keys still in
+    memory, it would lose theirs, and their recurrences would go unseen."""
+    monkeypatch.setattr(recurring, "MEMORY_SECRETS", 100)
+    rnd = random.Random(12)
+    values = ["".join(rnd.choice(string.ascii_letters) for _ in range(20)) for _ in range(3000)]
+    known = Known(values[:40])
+    for i in range(40, 3000, 50):
+        known.add(values[i:i + 50])
+    assert known._index.disk is not None and len(known._rank) <= 150
+    text = " ".join(values[::97])
+    assert known.recurring(text, [], Hit) == _by_find(text, [], values)

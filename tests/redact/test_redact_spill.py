@@ -20,6 +20,7 @@ from rlm.api import AskOptions, ask_async
 from rlm.corpus.spool import spool_budget
 from rlm.errors import UsageError
 from rlm.models.openai_compat import reset_mode_cache
+from rlm.redact import recurring
 from rlm.redact import redactor as redactor_mod
 from rlm.redact.redactor import Redactor
 from tests.redact.test_redact_run import SECRETS, map_quoting_errors, planted_log
@@ -46,16 +47,21 @@ def _texts() -> list[str]:
     return [*_prompts(dense), *_prompts(planted), *_prompts(loghub), *_prompts(dense)]
 
 
-def test_a_small_memory_gives_what_a_large_one_gives():
+def test_a_small_memory_gives_what_a_large_one_gives(monkeypatch):
     texts = _texts()
-    small, large = Redactor(memory_values=40), Redactor()
+    large = Redactor()
+    want = [large.redact(t, count_prompt=True) for t in texts]
+    monkeypatch.setattr(recurring, "MEMORY_SECRETS", 25)  # the known secrets move too
+    small = Redactor(memory_values=40)
     held = []
-    for t in texts:
-        a, b = small.redact(t, count_prompt=True), large.redact(t, count_prompt=True)
+    for t, b in zip(texts, want):
+        a = small.redact(t, count_prompt=True)
         assert a == b, t[:200]
         assert small.restore(a) == large.restore(b) == t
         held.append(len(small._by_value))
     assert small._spill is not None and large._spill is None
+    assert small._known._index.disk is not None and len(small._known._rank) <= 25 + 200
+    assert len(small._known) == len(large._known) > 600
     assert max(held) <= 40 + max(len(PLACEHOLDER.findall(large.redact(t))) for t in texts)
     assert small.counts() == large.counts() and small.prompts == large.prompts
     assert sum(large.counts().values()) > 3_000  # most of them came back from disk
