@@ -21,6 +21,7 @@ second file of the same kind (SecretsOnDisk).
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 import tempfile
 import weakref
@@ -30,7 +31,6 @@ from typing import Iterable
 import numpy as np
 
 from rlm.corpus.spool import spool_budget
-from rlm.redact.detect import KINDS, PLACEHOLDER
 
 BLOOM_BITS = 10  # bits a value in the filter of each spilled batch: ~1% of the values asked
 # that were never spilled are looked up on disk anyway (7 bits set a value)
@@ -103,12 +103,12 @@ class Spill:
                     f"SELECT id, h, value FROM placeholders WHERE h IN "
                     f"({','.join('?' * len(part))})", part):
                 key = wanted.get((hv, raw))
-                if key is not None and KINDS[row_id & 7] == key[0]:
+                if key is not None and _KINDS[row_id & 7] == key[0]:
                     out[key] = f"⟨{key[0]}_{row_id >> 3}⟩"
         return out
 
     def value_of(self, shown: str) -> str | None:
-        if PLACEHOLDER.fullmatch(shown) is None:
+        if _SHOWN.fullmatch(shown) is None:
             return None
         row = self._db.execute("SELECT value FROM placeholders WHERE id = ?",
                                (_id(shown),)).fetchone()
@@ -122,10 +122,16 @@ class Spill:
         self._closer()
 
 
+# rlm.redact.detect's kinds and placeholders (not imported: detect reads the known secrets,
+# whose disk store is here)
+_KINDS = ("SECRET", "EMAIL", "CARD", "IBAN", "SSN", "PHONE", "IP")
+_SHOWN = re.compile(r"⟨(SECRET|EMAIL|CARD|IBAN|SSN|PHONE|IP)_(\d+)⟩")
+
+
 def _id(shown: str) -> int:
-    """⟨IP_12⟩ -> 12 * 8 + the kind's index (there are 7 kinds)."""
-    kind, n = PLACEHOLDER.fullmatch(shown).groups()
-    return int(n) << 3 | KINDS.index(kind)
+    """⟨IP_12⟩ -> 12 * 8 + the kind's index."""
+    kind, n = _SHOWN.fullmatch(shown).groups()
+    return int(n) << 3 | _KINDS.index(kind)
 
 
 class _Bloom:

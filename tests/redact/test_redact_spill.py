@@ -159,3 +159,11 @@ def test_the_filter_never_hides_a_spilled_value_and_rarely_sends_a_new_one_to_di
     spill._db = type("Db", (), {"execute": staticmethod(real)})()
     assert spill.value_of("⟨IP_8⟩") == old[7][1]
     spill.close()
+
+
+def test_the_disk_store_knows_every_kind_and_placeholder():
+    """Its copy of detect's kinds and placeholder pattern (it cannot import detect)."""
+    from rlm.redact import detect, spill
+
+    assert spill._KINDS == detect.KINDS and len(detect.KINDS) <= 8
+    assert spill._SHOWN.pattern == detect.PLACEHOLDER.pattern
