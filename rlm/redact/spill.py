@@ -40,27 +40,52 @@ PUT_ROWS = 20_000  # rows written at a time: their Python copies are the spill's
 QUERY_KEYS = 400  # values looked up in one statement (SQLite allows 32,766 parameters)
 
 
-class Spill:
+class _ScratchDb:
+    """A SQLite file of one table in the temporary directory: mode 0600 (mkstemp), no journal,
+    its bytes taken from the run's spool budget as rows go in, removed and given back at
+    close, when its owner goes, or at exit."""
+
+    def __init__(self, name: str, columns: str, index: str, display: str) -> None:
+        self._display, self._table = display, name
+        fd, self.path = tempfile.mkstemp(prefix=f"rlm-{name}-", suffix=".sqlite")
+        os.close(fd)
+        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=OFF")  # a scratch file: nothing to recover
+        self._db.execute("PRAGMA synchronous=OFF")
+        self._db.execute(f"CREATE TABLE {name} ({columns})")
+        self._db.execute(f"CREATE INDEX {name}_by_{index} ON {name} ({index})")
+        self._held = [0]  # bytes taken from the spool budget (shared with the finalizer)
+        self._closer = weakref.finalize(self, _close, self._db, self.path, self._held)
+
+    def _insert(self, rows: list[tuple[int, int, bytes]]) -> None:
+        """Rows of (an integer key, an integer, a value's bytes), the spool cap checked first."""
+        size = sum(len(raw) for _, _, raw in rows) + ROW_BYTES * len(rows)
+        spool_budget.take(size, self._display)
+        self._held[0] += size
+        self._db.execute("BEGIN")
+        self._db.executemany(f"INSERT INTO {self._table} VALUES (?, ?, ?)", rows)
+        self._db.execute("COMMIT")
+
+    @property
+    def held(self) -> int:
+        return self._held[0]
+
+    def close(self) -> None:
+        self._closer()
+
+
+class Spill(_ScratchDb):
     """(kind, value) -> placeholder and back, on disk. A row's id is its placeholder (number
     and kind), so rows go in in order (appended: ~2 us a row); values are found by an index on
     their hash (an integer) and compared."""
 
     def __init__(self, memory_values: int) -> None:
-        self._display = f"redaction's placeholders past the {memory_values:,} kept in memory"
-        fd, self.path = tempfile.mkstemp(prefix="rlm-placeholders-", suffix=".sqlite")
-        os.close(fd)
-        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=OFF")  # a scratch file: nothing to recover
-        self._db.execute("PRAGMA synchronous=OFF")
         # values as UTF-8 bytes with their lone surrogates kept (a text may hold them)
-        self._db.execute("CREATE TABLE placeholders (id INTEGER PRIMARY KEY, h INTEGER, "
-                         "value BLOB)")
-        self._db.execute("CREATE INDEX by_hash ON placeholders (h)")
-        self._held = [0]  # bytes taken from the spool budget (shared with the finalizer)
+        super().__init__("placeholders", "id INTEGER PRIMARY KEY, h INTEGER, value BLOB", "h",
+                         f"redaction's placeholders past the {memory_values:,} kept in memory")
         # one Bloom filter a spilled batch: a value seen for the first time (most of them, in
         # an address-dense log) is known new without asking the disk
         self._blooms: list[_Bloom] = []
-        self._closer = weakref.finalize(self, _close, self._db, self.path, self._held)
 
     def put(self, items: Iterable[tuple[tuple[str, str], str]]) -> None:
         """Placeholders by (kind, value), none of them here yet (the Redactor looks here
@@ -76,12 +101,7 @@ class Spill:
         h = _hashes(list(keys))
         rows = sorted(zip(map(_id, shown), h.view(np.int64).tolist(),
                           (_raw(v) for _, v in keys)))
-        size = sum(len(raw) for _, _, raw in rows) + ROW_BYTES * len(rows)
-        spool_budget.take(size, self._display)
-        self._held[0] += size
-        self._db.execute("BEGIN")
-        self._db.executemany("INSERT INTO placeholders VALUES (?, ?, ?)", rows)
-        self._db.execute("COMMIT")
+        self._insert(rows)
         return h
 
     def shown_many(self, keys: list[tuple[str, str]]) -> dict[tuple[str, str], str]:
@@ -113,13 +133,6 @@ class Spill:
         row = self._db.execute("SELECT value FROM placeholders WHERE id = ?",
                                (_id(shown),)).fetchone()
         return None if row is None else _text(row[0])
-
-    @property
-    def held(self) -> int:
-        return self._held[0]
-
-    def close(self) -> None:
-        self._closer()
 
 
 # rlm.redact.detect's kinds and placeholders (not imported: detect reads the known secrets,
@@ -182,34 +195,20 @@ def _close(db: sqlite3.Connection, path: str, held: list[int]) -> None:
         pass
 
 
-class SecretsOnDisk:
+class SecretsOnDisk(_ScratchDb):
     """The secrets a run's recurrence index (rlm.redact.recurring.Known) no longer holds in
     memory, each with its rank (the order found) and its key (its last bytes, which the index
     looks up for a window of text its bitmap lets through)."""
 
     def __init__(self, memory_values: int) -> None:
-        self._display = f"redaction's known secrets past the {memory_values:,} kept in memory"
-        fd, self.path = tempfile.mkstemp(prefix="rlm-secrets-", suffix=".sqlite")
-        os.close(fd)
-        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=OFF")
-        self._db.execute("PRAGMA synchronous=OFF")
-        self._db.execute("CREATE TABLE secrets (rank INTEGER PRIMARY KEY, key INTEGER, "
-                         "value BLOB)")
-        self._db.execute("CREATE INDEX by_key ON secrets (key)")
-        self._held = [0]
-        self._closer = weakref.finalize(self, _close, self._db, self.path, self._held)
+        super().__init__("secrets", "rank INTEGER PRIMARY KEY, key INTEGER, value BLOB", "key",
+                         f"redaction's known secrets past the {memory_values:,} kept in memory")
 
     def put(self, rows: Iterable[tuple[int, int, str]]) -> None:
         """(rank, key, value) of secrets not here yet."""
         rows = iter(rows)
         while part := [(r, k, _raw(v)) for r, k, v in islice(rows, PUT_ROWS)]:
-            size = sum(len(raw) for _, _, raw in part) + ROW_BYTES * len(part)
-            spool_budget.take(size, self._display)
-            self._held[0] += size
-            self._db.execute("BEGIN")
-            self._db.executemany("INSERT INTO secrets VALUES (?, ?, ?)", part)
-            self._db.execute("COMMIT")
+            self._insert(part)
 
     def by_keys(self, keys: Iterable[int]) -> dict[int, list[tuple[str, int]]]:
         """key -> the (value, rank) of the secrets here that end with it."""
@@ -222,10 +221,3 @@ class SecretsOnDisk:
                     f"({','.join('?' * len(part))}) ORDER BY rank", part):
                 out.setdefault(key, []).append((_text(raw), rank))
         return out
-
-    @property
-    def held(self) -> int:
-        return self._held[0]
-
-    def close(self) -> None:
-        self._closer()

@@ -13,7 +13,7 @@ from pathlib import Path
 import anyio
 import pytest
 from evals.bench_recurring import access_log
-from evals.bench_redact import ip_dense_log
+from evals.bench_redact import _chunks, ip_dense_log
 from tests.planted_secrets import KINDS, keyed_line, prose_line
 
 from rlm.api import AskOptions, ask_async
@@ -29,14 +29,8 @@ LOGHUB = sorted((Path(__file__).resolve().parents[2] / "evals" / "data" / "loghu
 PLACEHOLDER = re.compile(r"⟨[A-Z]+_\d+⟩")
 
 
-def _prompts(text: str, size: int = 4_000) -> list[str]:
-    out, a = [], 0
-    while a < len(text):
-        b = text.find("\n", a + size)
-        b = len(text) if b < 0 else b + 1
-        out.append(text[a:b])
-        a = b
-    return out
+def _prompts(text: str) -> list[str]:
+    return _chunks(text, 4_000)  # as a fan-out cuts prompts
 
 
 def _texts() -> list[str]:
