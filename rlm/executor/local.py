@@ -12,7 +12,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 from collections import Counter
-from concurrent.futures import ProcessPoolExecutor, wait
+from concurrent.futures import Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Sequence
 
@@ -77,7 +77,7 @@ class LocalExecutor:
         ctx = multiprocessing.get_context("forkserver")
         n = min(self.workers, len(shards))
         with ProcessPoolExecutor(n, mp_context=ctx, initializer=_worker_init) as ex:
-            futs = [ex.submit(timed, fn, s.path, s.start, s.end, 1, *args) for s in shards]
+            futs = [_submit(ex, timed, fn, s.path, s.start, s.end, 1, *args) for s in shards]
             total = sum(s.bytes for s in shards)
             try:
                 while not all(f.done() for f in futs):  # wake up for Ctrl-C, not only at the end
@@ -98,6 +98,18 @@ class LocalExecutor:
 
     def close(self) -> None:
         pass
+
+
+def _submit(ex: ProcessPoolExecutor, *call) -> Future:
+    """ex.submit(*call); a shard the pool can no longer take (a worker died while the shards
+    were handed out, and the pool broke) is one that died with it: it runs again, as the
+    shards the dead worker took down do."""
+    try:
+        return ex.submit(*call)
+    except BrokenProcessPool as e:
+        fut: Future = Future()
+        fut.set_exception(e)
+        return fut
 
 
 def _result(shard: Shard, fut) -> ShardResult:

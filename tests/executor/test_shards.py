@@ -152,3 +152,31 @@ def test_a_local_worker_that_dies_is_run_once_more(log, monkeypatch):
     assert not got.failed_shards and got.shards == want.shards > 2
     assert (got.candidates, got.rules_by_line, got.lines) == (want.candidates,
                                                              want.rules_by_line, want.lines)
+
+
+def test_a_pool_that_breaks_while_its_shards_are_handed_out_runs_them_again(log, monkeypatch):
+    """A worker can die before every shard is handed to the pool: submit then raises (the
+    pool is broken). Those shards are the dead worker's too, and run again in a new pool
+    (under load, the test above sometimes killed its worker that early)."""
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    monkeypatch.setenv("RLM_SHARD_MB", "0.3")
+    real, calls = ProcessPoolExecutor.submit, []
+
+    def submit(self, *a, **k):
+        calls.append(1)
+        if len(calls) == 2:  # the first pool breaks at its second shard
+            raise BrokenProcessPool("a child process terminated abruptly")
+        return real(self, *a, **k)
+
+    with TextSource(log) as src:
+        with using(LocalExecutor(1)):
+            want = profile_log(src)
+        monkeypatch.setattr(ProcessPoolExecutor, "submit", submit)
+        with using(LocalExecutor(2)):
+            got = profile_log(src)
+    assert len(calls) > want.shards  # the broken shard was handed out again
+    assert not got.failed_shards and got.shards == want.shards > 2
+    assert (got.candidates, got.rules_by_line, got.lines) == (want.candidates,
+                                                             want.rules_by_line, want.lines)
