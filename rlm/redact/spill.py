@@ -11,9 +11,9 @@ longer holds. Its size counts against the run's one cap on temporary disk
 
 What stays in memory past the cap is a Bloom filter of what was moved, 1.25 bytes a value, so
 that a value never seen before (most, in an address-dense log) costs no look-up on disk. The
-price is time: a row on disk costs ~5 us to write (its hash indexed), so past the cap a log of
-new addresses redacts at about a quarter of the speed (python -m evals.bench_redactor_memory:
-1.6 million addresses in 133 MB against 537, 4x the CPU time). The recurrence index of the
+price is time: a row on disk costs ~5 us to write (its hash indexed). In
+python -m evals.bench_redactor_memory, 1.2 million new addresses took 128 MB against 376 and
+2x the CPU time, the generation of the log's text included. The recurrence index of the
 secrets (rlm.redact.recurring) moves its own past rlm.redact.recurring.MEMORY_SECRETS into a
 second file of the same kind (SecretsOnDisk).
 """
