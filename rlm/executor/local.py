@@ -89,7 +89,14 @@ class LocalExecutor:
                 for p in list(getattr(ex, "_processes", {}).values()):  # stop the workers now
                     p.terminate()
                 raise
-            return [_result(s, f) for s, f in zip(shards, futs)]
+            out = [_result(s, f) for s, f in zip(shards, futs)]
+            if any(r.error == DIED for r in out):
+                # a broken pool: leaving the block joins every worker, and CPython 3.11 can
+                # miss one spawned by a submit as the pool broke (its manager iterates the
+                # workers while submit adds one): never terminated, it was waited for forever
+                for p in list(getattr(ex, "_processes", {}).values()):
+                    p.terminate()
+            return out
 
     def info(self) -> ExecutorInfo:
         return ExecutorInfo("local", self.workers, 1,
