@@ -86,16 +86,14 @@ class LocalExecutor:
             except ScanInterrupted as e:
                 e.finished = [_result(s, f) for s, f in zip(shards, futs)  # for a resumed run
                               if f.done() and not f.cancelled() and f.exception() is None]
-                for p in list(getattr(ex, "_processes", {}).values()):  # stop the workers now
-                    p.terminate()
+                _stop_workers(ex)  # now, not when they finish
                 raise
             out = [_result(s, f) for s, f in zip(shards, futs)]
             if any(r.error == DIED for r in out):
                 # a broken pool: leaving the block joins every worker, and CPython 3.11 can
                 # miss one spawned by a submit as the pool broke (its manager iterates the
                 # workers while submit adds one): never terminated, it was waited for forever
-                for p in list(getattr(ex, "_processes", {}).values()):
-                    p.terminate()
+                _stop_workers(ex)
             return out
 
     def info(self) -> ExecutorInfo:
@@ -105,6 +103,11 @@ class LocalExecutor:
 
     def close(self) -> None:
         pass
+
+
+def _stop_workers(ex: ProcessPoolExecutor) -> None:
+    for p in list(getattr(ex, "_processes", {}).values()):
+        p.terminate()
 
 
 def _submit(ex: ProcessPoolExecutor, *call) -> Future:

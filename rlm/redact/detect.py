@@ -26,13 +26,10 @@ from typing import NamedTuple
 
 from rlm.redact import dense, rare
 from rlm.redact.blocks import WordSet
+from rlm.redact.kinds import KIND_WORDS, KINDS, PLACEHOLDER  # noqa: F401 - read from here too
 from rlm.redact.rules import rule_set
 from rlm.redact.scan import Encoded, entropy_hits
 
-KINDS = ("SECRET", "EMAIL", "CARD", "IBAN", "SSN", "PHONE", "IP")
-KIND_WORDS = {"SECRET": "secrets", "EMAIL": "e-mails", "CARD": "card numbers", "IBAN": "IBANs",
-              "SSN": "social security numbers", "PHONE": "phone numbers", "IP": "IP addresses"}
-PLACEHOLDER = re.compile(r"⟨(SECRET|EMAIL|CARD|IBAN|SSN|PHONE|IP)_(\d+)⟩")
 
 # a whole key block, or the part of one that a chunk boundary left (no END, or no BEGIN: then
 # the base64 lines right above the END line)

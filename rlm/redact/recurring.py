@@ -214,4 +214,3 @@ def _each(entry: str | list[str]) -> list[str] | tuple[str, ...]:
 def _key(value: str) -> int:
     """A value's last SUFFIX bytes (UTF-8), as an integer: what the index keys it by."""
     return int.from_bytes(value.encode("utf-8", "surrogatepass")[-SUFFIX:], "little")
-

@@ -3,11 +3,11 @@
 A Redactor remembers every value it replaced, so that the same value gets the same placeholder
 in every prompt and a reply's placeholders map back to the file's text. In memory that is about
 320 bytes an address (and a secret's recurrence index, rlm.redact.recurring, ~320 more): a log
-of 15 million distinct client addresses would have held 5 GB. Past rlm.redact.redactor.MEMORY_VALUES values, the Redactor moves
-what it holds here, a SQLite file in the temporary directory (mode 0600, removed when the run
-ends: it holds the values, which never leave the machine), and looks there for what it no
-longer holds. Its size counts against the run's one cap on temporary disk
-(rlm.corpus.spool, RLM_SPOOL_LIMIT).
+of 15 million distinct client addresses would have held 5 GB. Past
+rlm.redact.redactor.MEMORY_VALUES values, the Redactor moves what it holds here, a SQLite file
+in the temporary directory (mode 0600, removed when the run ends: it holds the values, which
+never leave the machine), and looks there for what it no longer holds. Its size counts against
+the run's one cap on temporary disk (rlm.corpus.spool, RLM_SPOOL_LIMIT).
 
 What stays in memory past the cap is a Bloom filter of what was moved, 1.25 bytes a value, so
 that a value never seen before (most, in an address-dense log) costs no look-up on disk. The
@@ -21,16 +21,17 @@ second file of the same kind (SecretsOnDisk).
 from __future__ import annotations
 
 import os
-import re
 import sqlite3
 import tempfile
 import weakref
 from itertools import compress, islice
-from typing import Iterable
+from typing import Iterable, Iterator
 
 import numpy as np
 
 from rlm.corpus.spool import spool_budget
+from rlm.redact.kinds import KINDS as _KINDS
+from rlm.redact.kinds import PLACEHOLDER as _SHOWN
 
 BLOOM_BITS = 10  # bits a value in the filter of each spilled batch: ~1% of the values asked
 # that were never spilled are looked up on disk anyway (7 bits set a value)
@@ -65,6 +66,14 @@ class _ScratchDb:
         self._db.execute("BEGIN")
         self._db.executemany(f"INSERT INTO {self._table} VALUES (?, ?, ?)", rows)
         self._db.execute("COMMIT")
+
+    def _where_in(self, columns: str, column: str, values: list) -> Iterator[tuple]:
+        """The rows (those columns) whose `column` is one of the values, QUERY_KEYS at a time."""
+        for i in range(0, len(values), QUERY_KEYS):
+            part = values[i:i + QUERY_KEYS]
+            yield from self._db.execute(
+                f"SELECT {columns} FROM {self._table} WHERE {column} IN "
+                f"({','.join('?' * len(part))}) ORDER BY 1", part)
 
     @property
     def held(self) -> int:
@@ -116,15 +125,11 @@ class Spill(_ScratchDb):
         wanted: dict[tuple[int, bytes], tuple[str, str]] = {
             (hv, _raw(k[1])): k for k, hv in zip(compress(keys, may.tolist()),
                                                  h[may].view(np.int64).tolist())}
-        asked = list(dict.fromkeys(hv for hv, _ in wanted))
-        for i in range(0, len(asked), QUERY_KEYS):
-            part = asked[i:i + QUERY_KEYS]
-            for row_id, hv, raw in self._db.execute(
-                    f"SELECT id, h, value FROM placeholders WHERE h IN "
-                    f"({','.join('?' * len(part))})", part):
-                key = wanted.get((hv, raw))
-                if key is not None and _KINDS[row_id & 7] == key[0]:
-                    out[key] = f"⟨{key[0]}_{row_id >> 3}⟩"
+        for row_id, hv, raw in self._where_in("id, h, value", "h",
+                                              list(dict.fromkeys(hv for hv, _ in wanted))):
+            key = wanted.get((hv, raw))
+            if key is not None and _KINDS[row_id & 7] == key[0]:
+                out[key] = f"⟨{key[0]}_{row_id >> 3}⟩"
         return out
 
     def value_of(self, shown: str) -> str | None:
@@ -133,12 +138,6 @@ class Spill(_ScratchDb):
         row = self._db.execute("SELECT value FROM placeholders WHERE id = ?",
                                (_id(shown),)).fetchone()
         return None if row is None else _text(row[0])
-
-
-# rlm.redact.detect's kinds and placeholders (not imported: detect reads the known secrets,
-# whose disk store is here)
-_KINDS = ("SECRET", "EMAIL", "CARD", "IBAN", "SSN", "PHONE", "IP")
-_SHOWN = re.compile(r"⟨(SECRET|EMAIL|CARD|IBAN|SSN|PHONE|IP)_(\d+)⟩")
 
 
 def _id(shown: str) -> int:
@@ -213,11 +212,6 @@ class SecretsOnDisk(_ScratchDb):
     def by_keys(self, keys: Iterable[int]) -> dict[int, list[tuple[str, int]]]:
         """key -> the (value, rank) of the secrets here that end with it."""
         out: dict[int, list[tuple[str, int]]] = {}
-        asked = list(keys)
-        for i in range(0, len(asked), QUERY_KEYS):
-            part = asked[i:i + QUERY_KEYS]
-            for rank, key, raw in self._db.execute(
-                    f"SELECT rank, key, value FROM secrets WHERE key IN "
-                    f"({','.join('?' * len(part))}) ORDER BY rank", part):
-                out.setdefault(key, []).append((_text(raw), rank))
+        for rank, key, raw in self._where_in("rank, key, value", "key", list(keys)):
+            out.setdefault(key, []).append((_text(raw), rank))  # in rank order: ORDER BY 1
         return out
